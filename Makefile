@@ -1,0 +1,68 @@
+# Courseiva: `make run` to try it, `make test` to check it. See README.md.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8000
+WEB_CONCURRENCY ?= 3
+
+.PHONY: help venv install run serve test test-postgres lint format seed bench clean
+
+help:
+	@echo "make run     create .venv, install, migrate, load demo data, serve on http://127.0.0.1:8000"
+	@echo "make test    run the whole test suite"
+	@echo "make lint    ruff check, ruff format --check, mypy"
+	@echo "make serve   production-like server (gunicorn, DEBUG off) on \$$PORT against \$$DATABASE_URL"
+	@echo "make seed    load the demo bank and (re)create the demo users with new passwords"
+	@echo "make bench   run the benchmarks in bench/"
+
+# The virtualenv is made with the newest Python 3.12+ that scripts/find-python finds
+# (override with PYTHON=...). It is rebuilt when pyproject.toml changes.
+$(STAMP): pyproject.toml
+	@if [ ! -x $(PY) ]; then \
+		python=$${PYTHON:-$$(scripts/find-python)} || exit 1; \
+		echo "Creating $(VENV) with $$python ($$($$python --version))"; \
+		$$python -m venv $(VENV) || exit 1; \
+	fi
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+venv install: $(STAMP)
+
+run: $(STAMP)
+	DEBUG=1 $(PY) manage.py migrate --noinput
+	DEBUG=1 $(PY) manage.py seed_demo --if-empty
+	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+seed: $(STAMP)
+	DEBUG=1 $(PY) manage.py migrate --noinput
+	DEBUG=1 $(PY) manage.py seed_demo
+
+# Needs SECRET_KEY and ALLOWED_HOSTS (and DATABASE_URL for PostgreSQL) in the environment.
+serve: $(STAMP)
+	DEBUG=0 $(PY) manage.py check --deploy --fail-level ERROR
+	DEBUG=0 $(PY) manage.py migrate --noinput
+	DEBUG=0 $(PY) manage.py collectstatic --noinput --verbosity 0
+	DEBUG=0 exec $(VENV)/bin/gunicorn courseiva.wsgi --bind 0.0.0.0:$(PORT) \
+		--workers $(WEB_CONCURRENCY) --access-logfile - --forwarded-allow-ips '*'
+
+test: $(STAMP)
+	DEBUG=1 $(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	DEBUG=1 $(VENV)/bin/mypy .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: $(STAMP)
+	DEBUG=1 $(PY) bench/import_bank.py
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,172 @@
+"""The one settings module: everything that differs between machines comes from the environment.
+
+Variables (all optional in development):
+  DEBUG                 on/off, default off. `make run` and the tests turn it on.
+  SECRET_KEY            required with DEBUG off.
+  ALLOWED_HOSTS         comma-separated; required with DEBUG off.
+  CSRF_TRUSTED_ORIGINS  comma-separated origins with scheme, e.g. https://courseiva.example
+  DATABASE_URL          default sqlite:///<project>/db.sqlite3; postgres://user@host/db uses psycopg 3.
+  CONN_MAX_AGE          seconds to keep database connections, default 0 (60 is sensible in production).
+  SECURE_SSL_REDIRECT   on/off, default off: turn on behind a TLS-terminating proxy that sets
+                        X-Forwarded-Proto.
+"""
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import dj_database_url
+import django_stubs_ext
+from django.core.exceptions import ImproperlyConfigured
+
+from courseiva.env import env_bool, env_int, env_list, env_str
+
+# Lets admin and form classes be written with their generic types (ModelAdmin[Exam]).
+django_stubs_ext.monkeypatch()
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+DEBUG = env_bool("DEBUG", False)
+
+# Safe only on a developer's machine: with DEBUG off the checks below refuse to start with it.
+DEVELOPMENT_SECRET_KEY = "django-insecure-courseiva-development-only"  # noqa: S105
+SECRET_KEY = env_str("SECRET_KEY", DEVELOPMENT_SECRET_KEY)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+for origin in CSRF_TRUSTED_ORIGINS:
+    parts = urlsplit(origin)
+    if parts.scheme not in {"http", "https"} or not parts.netloc:
+        raise ImproperlyConfigured(
+            f"CSRF_TRUSTED_ORIGINS has {origin!r}: each origin needs a scheme and a host, "
+            "e.g. https://courseiva.example"
+        )
+
+if not DEBUG:
+    if SECRET_KEY == DEVELOPMENT_SECRET_KEY or not SECRET_KEY.strip():
+        raise ImproperlyConfigured(
+            "DEBUG is off but SECRET_KEY is not set: set SECRET_KEY to a long random string "
+            '(python -c "import secrets; print(secrets.token_urlsafe(50))"), '
+            "or set DEBUG=1 on a development machine."
+        )
+    if len(SECRET_KEY) < 32:
+        raise ImproperlyConfigured("SECRET_KEY is too short: use at least 32 random characters.")
+    if not ALLOWED_HOSTS:
+        raise ImproperlyConfigured(
+            "DEBUG is off but ALLOWED_HOSTS is empty: set ALLOWED_HOSTS to the comma-separated "
+            "host names the site is served on, e.g. ALLOWED_HOSTS=courseiva.example"
+        )
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "questions",
+    "progress",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "courseiva.urls"
+WSGI_APPLICATION = "courseiva.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DEFAULT_DATABASE_URL = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+_database_url = env_str("DATABASE_URL", DEFAULT_DATABASE_URL)
+try:
+    _database = dj_database_url.parse(
+        _database_url, conn_max_age=env_int("CONN_MAX_AGE", 0, minimum=0)
+    )
+except ValueError as error:
+    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL we understand: {error}") from None
+if not _database.get("ENGINE"):
+    raise ImproperlyConfigured(f"DATABASE_URL={_database_url!r} names no known database engine.")
+if _database["ENGINE"] == "django.db.backends.sqlite3":
+    # Wait for a writer instead of failing at once with "database is locked"; IMMEDIATE makes
+    # a transaction take the write lock when it starts, so two writers queue instead of
+    # deadlocking on lock upgrade.
+    _database.setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+DATABASES = {"default": _database}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# A bank file uploaded in the admin is read into memory; 20 MB holds tens of thousands of
+# questions while keeping a stray upload from exhausting the server.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# The question admin posts every option and rationale of a question at once.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+if not DEBUG:
+    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
+    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,1 @@
+# The learner's side (attempts, quizzes, readiness) arrives with the learners issue.

@@ -1,0 +1,284 @@
+"""The curation tool: exams with their blueprint, questions with options and rationales."""
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from questions.bank import BankError, Problem, import_document, parse_document
+from questions.forms import BankUploadForm, OptionForm, OptionFormSet
+from questions.models import (
+    MAX_OPTIONS,
+    MIN_OPTIONS,
+    Exam,
+    Option,
+    Question,
+    RelatedQuestion,
+    Status,
+    Topic,
+    format_number,
+)
+
+
+class TopicInline(admin.TabularInline[Topic, Exam]):
+    model = Topic
+    fields = ["position", "slug", "title", "weight", "description"]
+    extra = 0
+    show_change_link = True
+
+
+@admin.register(Exam)
+class ExamAdmin(admin.ModelAdmin[Exam]):
+    list_display = ["code", "title", "vendor", "slug", "topics", "published", "weights", "mock_shape"]
+    list_display_links = ["code", "title"]
+    search_fields = ["code", "title", "slug", "vendor"]
+    inlines = [TopicInline]
+    fieldsets = [
+        (None, {"fields": ["slug", "code", "title", "vendor", "description", "position"]}),
+        (
+            "Mock exam shape",
+            {
+                "fields": ["mock_question_count", "mock_duration_minutes", "mock_pass_percent"],
+                "description": "The real exam's shape: mock exams draw this many questions, "
+                "split by the topic weights below.",
+            },
+        ),
+    ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Exam]:
+        return Exam.objects.with_counts()
+
+    @admin.display(description="Topics", ordering="topic_count")
+    def topics(self, exam: Exam) -> int:
+        return exam.topic_count  # type: ignore[attr-defined]
+
+    @admin.display(description="Published questions", ordering="published_count")
+    def published(self, exam: Exam) -> int:
+        return exam.published_count  # type: ignore[attr-defined]
+
+    @admin.display(description="Weights")
+    def weights(self, exam: Exam) -> str:
+        total = format_number(exam.weight_total)  # type: ignore[attr-defined]
+        if total == "100":
+            return "100%"
+        return format_html('<strong class="errornote">{}% (not 100)</strong>', total)
+
+    @admin.display(description="Mock exam")
+    def mock_shape(self, exam: Exam) -> str:
+        if exam.mock_pass_percent is None:
+            return "-"
+        return (
+            f"{exam.mock_question_count} questions, {exam.mock_duration_minutes} min, "
+            f"pass {format_number(exam.mock_pass_percent)}%"
+        )
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        if request.method == "GET":
+            exam = self.get_object(request, object_id)
+            if exam is not None:
+                self._warn_about_weights(request, exam)
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        self._warn_about_weights(request, form.instance)
+
+    def _warn_about_weights(self, request: HttpRequest, exam: Exam) -> None:
+        problem = exam.weight_problem()
+        if problem:
+            messages.warning(
+                request,
+                f"{exam.code}: {problem}. Mock exams split their questions by these weights; "
+                "the importer refuses such an exam.",
+            )
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin[Topic]):
+    list_display = ["title", "exam", "slug", "weight", "position"]
+    list_filter = ["exam"]
+    list_select_related = ["exam"]
+    search_fields = ["title", "slug", "exam__code", "exam__title"]
+    ordering = ["exam__position", "exam__slug", "position"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Topic]:
+        # Topic.__str__ shows the exam's code: autocompletes list topics through here.
+        return super().get_queryset(request).select_related("exam")
+
+
+class OptionInline(admin.StackedInline[Option, Question]):
+    model = Option
+    form = OptionForm
+    formset = OptionFormSet
+    min_num = MIN_OPTIONS
+    max_num = MAX_OPTIONS
+    validate_min = True
+    validate_max = True
+    fieldsets = [
+        (None, {"fields": [("position", "is_correct"), "text"]}),
+        ("Rationale", {"fields": ["why", "tempting_because", "right_when"]}),
+    ]
+
+    def get_extra(self, request: HttpRequest, obj: Question | None = None, **kwargs: Any) -> int:
+        return 2 if obj is None else 0
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Option]:
+        return super().get_queryset(request).select_related("rationale")
+
+
+class RelatedInline(admin.TabularInline[RelatedQuestion, Question]):
+    model = RelatedQuestion
+    fk_name = "from_question"
+    fields = ["position", "to_question"]
+    autocomplete_fields = ["to_question"]
+    extra = 0
+    verbose_name = "related question (Go deeper)"
+    verbose_name_plural = "related questions (Go deeper)"
+
+
+class ExamFilter(admin.SimpleListFilter):
+    title = "exam"
+    parameter_name = "exam"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(exam.slug, exam.code) for exam in Exam.objects.only("slug", "code")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.filter(topic__exam__slug=self.value()) if self.value() else queryset
+
+
+class TopicFilter(admin.SimpleListFilter):
+    """Topics of the chosen exam (all topics, labelled with their exam, when none is chosen)."""
+
+    title = "topic"
+    parameter_name = "topic"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        topics = Topic.objects.select_related("exam").order_by(
+            "exam__position", "exam__slug", "position"
+        )
+        exam = request.GET.get("exam")
+        if exam:
+            topics = topics.filter(exam__slug=exam)
+        return [(str(topic.pk), str(topic)) for topic in topics]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if not value:
+            return queryset
+        if not value.isdigit():
+            return queryset.none()
+        return queryset.filter(topic_id=int(value))
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin[Question]):
+    list_display = ["uid", "short_stem", "exam", "topic_title", "status", "kind", "reviewed_on",
+                    "public_page"]  # fmt: skip
+    list_select_related = ["topic__exam"]
+    list_filter = [ExamFilter, TopicFilter, "status", "difficulty", "kind", "reviewed_on"]
+    search_fields = ["uid", "stem"]
+    list_per_page = 50
+    autocomplete_fields = ["topic"]
+    inlines = [OptionInline, RelatedInline]
+    actions = ["publish", "send_to_review", "mark_reviewed_today"]
+    change_list_template = "admin/questions/question/change_list.html"
+    fieldsets = [
+        (None, {"fields": ["uid", "topic", "kind", "status"]}),
+        ("Content", {"fields": ["stem", "trap", "explanation"]}),
+        (
+            "Curation",
+            {"fields": ["difficulty", "author", "reviewed_on", "tags", "references", "position"]},
+        ),
+    ]
+
+    @admin.display(description="Stem")
+    def short_stem(self, question: Question) -> str:
+        stem = " ".join(question.stem.split())
+        return stem[:90] + ("…" if len(stem) > 90 else "")
+
+    @admin.display(description="Exam", ordering="topic__exam__code")
+    def exam(self, question: Question) -> str:
+        return question.topic.exam.code
+
+    @admin.display(description="Topic", ordering="topic__title")
+    def topic_title(self, question: Question) -> str:
+        return question.topic.title
+
+    @admin.display(description="Public page")
+    def public_page(self, question: Question) -> str:
+        label = "View" if question.is_published else "Preview"
+        return format_html('<a href="{}">{}</a>', question.get_absolute_url(), label)
+
+    @admin.action(description="Publish selected questions")
+    def publish(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
+        count = queryset.update(status=Status.PUBLISHED, updated_at=timezone.now())
+        self.message_user(request, f"Published {count} question(s).", messages.SUCCESS)
+
+    @admin.action(description="Send selected questions to review")
+    def send_to_review(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
+        count = queryset.update(status=Status.REVIEW, updated_at=timezone.now())
+        self.message_user(request, f"Sent {count} question(s) to review.", messages.SUCCESS)
+
+    @admin.action(description="Mark selected questions reviewed today")
+    def mark_reviewed_today(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
+        today = timezone.localdate()
+        count = queryset.update(reviewed_on=today, updated_at=timezone.now())
+        self.message_user(
+            request, f"Marked {count} question(s) reviewed on {today:%Y-%m-%d}.", messages.SUCCESS
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        return [
+            path(
+                "import/",
+                self.admin_site.admin_view(self.import_view),
+                name="questions_question_import",
+            ),
+            *super().get_urls(),
+        ]
+
+    def import_view(self, request: HttpRequest) -> HttpResponse:
+        if not (self.has_add_permission(request) and self.has_change_permission(request)):
+            raise PermissionDenied
+        problems: list[Problem] = []
+        if request.method == "POST":
+            form = BankUploadForm(request.POST, request.FILES)
+            if form.is_valid():
+                upload = form.cleaned_data["bank_file"]
+                try:
+                    summary = import_document(parse_document(upload.read()))
+                except BankError as error:
+                    problems = error.problems
+                else:
+                    self.message_user(
+                        request,
+                        f"Imported {upload.name}. " + " ".join(f"{line}." for line in summary.lines()),
+                        messages.SUCCESS,
+                    )
+                    return HttpResponseRedirect(reverse("admin:questions_question_changelist"))
+        else:
+            form = BankUploadForm()
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Import question bank",
+            "form": form,
+            "problems": problems,
+        }
+        status = 400 if problems or form.errors else 200
+        return TemplateResponse(
+            request, "admin/questions/question/import.html", context, status=status
+        )

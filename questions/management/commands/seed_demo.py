@@ -1,0 +1,62 @@
+import secrets
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import Group, User
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from questions.bank import BankError, import_document, read_document
+from questions.models import Exam
+
+DEMO_BANK = Path(__file__).resolve().parents[2] / "demo" / "demo-bank.json"
+INSTRUCTOR_GROUP = "Instructors"
+
+
+class Command(BaseCommand):
+    help = (
+        "Load the demo question bank and, with DEBUG on, the demo users learner, instructor "
+        "and admin (new random passwords, printed)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--if-empty",
+            action="store_true",
+            help="Do nothing when the bank already has an exam (used by `make run`).",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["if_empty"] and Exam.objects.exists():
+            self.stdout.write("The bank already has content: demo data not loaded.")
+            return
+        try:
+            summary = import_document(read_document(DEMO_BANK))
+        except BankError as error:  # the shipped bank is tested; this guards local edits
+            raise CommandError(f"The demo bank {DEMO_BANK} is invalid:\n{error}") from None
+        for line in summary.lines():
+            self.stdout.write(line)
+        if not settings.DEBUG:
+            self.stdout.write("DEBUG is off: demo users are not created on a production site.")
+            return
+        self._create_users()
+
+    @transaction.atomic
+    def _create_users(self) -> None:
+        instructors, _ = Group.objects.get_or_create(name=INSTRUCTOR_GROUP)
+        lines = []
+        for username, staff in (("learner", False), ("instructor", False), ("admin", True)):
+            password = secrets.token_urlsafe(9)
+            user, _ = User.objects.get_or_create(
+                username=username, defaults={"email": f"{username}@example.com"}
+            )
+            user.is_staff = user.is_superuser = staff
+            user.set_password(password)
+            user.save()
+            if username == "instructor":
+                user.groups.add(instructors)
+            lines.append(f"  {username:<11} {password}")
+        self.stdout.write(self.style.SUCCESS("Demo users (username, password):"))
+        for line in lines:
+            self.stdout.write(line)

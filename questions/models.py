@@ -1,0 +1,368 @@
+"""The question bank: exams, their blueprint topics, questions, options and rationales.
+
+The rules that every written question must keep (option counts, correct-option counts, topic
+weights) live here as plain functions on the models so that the admin, the importer and any
+later form enforce the same thing with the same words.
+"""
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
+from django.urls import reverse
+
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+slug_validator = RegexValidator(
+    SLUG_PATTERN, "Use lowercase letters, digits and single hyphens (e.g. cloud-basics-01)."
+)
+
+def validate_tags(value: object) -> None:
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
+        raise ValidationError('Tags are a list of slugs, e.g. ["iam", "encryption"].')
+    for tag in value:
+        slug_validator(tag)
+
+
+def validate_references(value: object) -> None:
+    message = 'References are a list of {"title": "...", "url": "https://..."}.'
+    if not isinstance(value, list):
+        raise ValidationError(message)
+    for reference in value:
+        if not isinstance(reference, dict) or set(reference) != {"title", "url"}:
+            raise ValidationError(message)
+        title, url = reference["title"], reference["url"]
+        if not isinstance(title, str) or not title.strip() or not isinstance(url, str):
+            raise ValidationError(message)
+        if not url.startswith(("https://", "http://")):
+            raise ValidationError(f"Reference {title!r}: the URL must start with https:// or http://.")
+
+
+MIN_OPTIONS = 2
+MAX_OPTIONS = 8
+WEIGHT_TOTAL = Decimal(100)
+
+
+class Kind(models.TextChoices):
+    SINGLE = "single", "Single answer"
+    MULTIPLE = "multiple", "Select all that apply"
+
+
+class Status(models.TextChoices):
+    DRAFT = "draft", "Draft"
+    REVIEW = "review", "In review"
+    PUBLISHED = "published", "Published"
+
+
+class Difficulty(models.TextChoices):
+    EASY = "easy", "Easy"
+    MEDIUM = "medium", "Medium"
+    HARD = "hard", "Hard"
+
+
+def option_rule_problems(kind: str, corrects: Sequence[bool]) -> list[str]:
+    """What is wrong with a question of `kind` whose options have these correctness flags."""
+    problems = []
+    count = len(corrects)
+    if count < MIN_OPTIONS or count > MAX_OPTIONS:
+        problems.append(
+            f"a question needs {MIN_OPTIONS} to {MAX_OPTIONS} options (this one has {count})"
+        )
+    right = sum(1 for flag in corrects if flag)
+    if kind == Kind.SINGLE and right != 1:
+        problems.append(
+            f"a single-answer question needs exactly one correct option (this one has {right})"
+        )
+    elif kind == Kind.MULTIPLE and right < 1:
+        problems.append("a select-all-that-apply question needs at least one correct option")
+    return problems
+
+
+def weight_total_problem(weights: Sequence[Decimal]) -> str | None:
+    """None when the blueprint weights add up to 100, else a sentence saying what they add to."""
+    total = sum(weights, Decimal(0))
+    if total == WEIGHT_TOTAL:
+        return None
+    return f"topic weights add up to {format_number(total)}, not 100"
+
+
+def format_number(value: Decimal) -> str:
+    """70 for Decimal('70.00'), 12.5 for Decimal('12.50')."""
+    normalized = value.normalize()
+    return f"{normalized:f}" if normalized != normalized.to_integral() else f"{int(normalized)}"
+
+
+class ExamQuerySet(models.QuerySet["Exam"]):
+    def with_counts(self) -> "ExamQuerySet":
+        """Annotate topic count, published-question count and weight total.
+
+        Subqueries rather than joins, so that the counts do not multiply each other and the
+        whole list stays one query.
+        """
+        topics = Topic.objects.filter(exam=OuterRef("pk")).order_by().values("exam")
+        published = (
+            Question.objects.filter(topic__exam=OuterRef("pk"), status=Status.PUBLISHED)
+            .order_by()
+            .values("topic__exam")
+        )
+        return self.annotate(
+            topic_count=Coalesce(Subquery(topics.annotate(n=Count("pk")).values("n")), 0),
+            weight_total=Coalesce(
+                Subquery(topics.annotate(total=Sum("weight")).values("total")),
+                Value(Decimal(0)),
+                output_field=models.DecimalField(max_digits=7, decimal_places=2),
+            ),
+            published_count=Coalesce(
+                Subquery(published.annotate(n=Count("pk")).values("n")), 0
+            ),
+        )
+
+
+class Exam(models.Model):
+    slug = models.CharField(max_length=80, unique=True, validators=[slug_validator])
+    code = models.CharField(max_length=20, help_text="Short label shown in the UI, e.g. CMLE.")
+    title = models.CharField(max_length=200)
+    vendor = models.CharField(max_length=100, blank=True)
+    description = models.TextField(blank=True, help_text="Markdown.")
+    mock_question_count = models.PositiveSmallIntegerField(
+        "mock exam questions",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(500)],
+    )
+    mock_duration_minutes = models.PositiveSmallIntegerField(
+        "mock exam minutes",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(600)],
+    )
+    mock_pass_percent = models.DecimalField(
+        "mock exam pass percent",
+        max_digits=5,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(100)],
+    )
+    position = models.PositiveIntegerField(
+        default=0, help_text="Order in the catalog and in exported bank files."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ExamQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["position", "slug"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(
+                        mock_question_count__isnull=True,
+                        mock_duration_minutes__isnull=True,
+                        mock_pass_percent__isnull=True,
+                    )
+                    | Q(
+                        mock_question_count__isnull=False,
+                        mock_duration_minutes__isnull=False,
+                        mock_pass_percent__isnull=False,
+                    )
+                ),
+                name="exam_mock_shape_all_or_none",
+                violation_error_message=(
+                    "Give the mock exam's question count, minutes and pass percent together, "
+                    "or none of them."
+                ),
+            ),
+            models.CheckConstraint(
+                condition=Q(mock_pass_percent__isnull=True)
+                | Q(mock_pass_percent__gt=0, mock_pass_percent__lte=100),
+                name="exam_pass_percent_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.title}"
+
+    @property
+    def has_mock_shape(self) -> bool:
+        return self.mock_question_count is not None
+
+    def weight_problem(self) -> str | None:
+        """Costs one query: the topics' weights."""
+        return weight_total_problem(list(self.topics.values_list("weight", flat=True)))
+
+
+class Topic(models.Model):
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="topics")
+    slug = models.CharField(max_length=80, validators=[slug_validator])
+    title = models.CharField(max_length=200)
+    weight = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text="Blueprint weight in percent; the weights of an exam add up to 100.",
+    )
+    description = models.TextField(blank=True, help_text="Markdown.")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "slug"]
+        constraints = [
+            # Its index also serves "the topics of this exam" (exam_id is its first column).
+            models.UniqueConstraint(fields=["exam", "slug"], name="topic_unique_slug_per_exam"),
+            models.CheckConstraint(
+                condition=Q(weight__gte=0, weight__lte=100), name="topic_weight_percent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        # Used by autocompletes and filters: every queryset that shows topics selects the exam.
+        return f"{self.exam.code} · {self.title}"
+
+
+class QuestionQuerySet(models.QuerySet["Question"]):
+    def published(self) -> "QuestionQuerySet":
+        return self.filter(status=Status.PUBLISHED)
+
+    def for_exam(self, exam: Exam) -> "QuestionQuerySet":
+        return self.filter(topic__exam=exam)
+
+
+class Question(models.Model):
+    uid = models.CharField(
+        "UID",
+        max_length=80,
+        unique=True,
+        validators=[slug_validator],
+        help_text="Stable public id, e.g. cmle-0001: re-importing a bank updates by it.",
+    )
+    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="questions")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SINGLE)
+    stem = models.TextField(help_text="Markdown.")
+    trap = models.TextField("common exam trap", blank=True, help_text="Markdown.")
+    explanation = models.TextField(help_text="Markdown: why the correct answer is correct.")
+    difficulty = models.CharField(max_length=10, choices=Difficulty.choices, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    author = models.CharField(max_length=200, blank=True)
+    reviewed_on = models.DateField("last reviewed", null=True, blank=True)
+    references = models.JSONField(
+        default=list,
+        blank=True,
+        validators=[validate_references],
+        help_text='A list of {"title": ..., "url": "https://..."}.',
+    )
+    tags = models.JSONField(
+        default=list, blank=True, validators=[validate_tags], help_text='A list of slugs: ["iam"].'
+    )
+    related = models.ManyToManyField(
+        "self",
+        through="RelatedQuestion",
+        through_fields=("from_question", "to_question"),
+        symmetrical=False,
+        related_name="+",
+        blank=True,
+    )
+    position = models.PositiveIntegerField(
+        default=0, help_text="Order within its exam in exported bank files."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Set explicitly by the importer's bulk updates too: it keys cached renderings.
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = QuestionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["position", "uid"]
+        indexes = [
+            # The topic page: published questions of one topic, in bank order.
+            models.Index(fields=["topic", "status", "position"], name="question_topic_status_pos"),
+            # The admin list's "last reviewed" filter and "stale questions" sort.
+            models.Index(fields=["reviewed_on"], name="question_reviewed_on"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=Kind.values), name="question_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=Status.values), name="question_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(difficulty__in=[*Difficulty.values, ""]),
+                name="question_difficulty_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        stem = " ".join(self.stem.split())
+        return f"{self.uid}: {stem[:70]}{'…' if len(stem) > 70 else ''}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("question_detail", args=[self.uid])
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == Status.PUBLISHED
+
+
+class Option(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options")
+    position = models.PositiveSmallIntegerField(default=0)
+    text = models.TextField(help_text="Markdown.")
+    is_correct = models.BooleanField("correct", default=False)
+
+    class Meta:
+        # No unique (question, position): the admin lets curators swap two positions in one
+        # save, which a unique constraint would reject half-way through.
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class Rationale(models.Model):
+    """Why an option is right or wrong here, why learners pick it, when it would be right."""
+
+    option = models.OneToOneField(
+        Option, on_delete=models.CASCADE, primary_key=True, related_name="rationale"
+    )
+    why = models.TextField("rationale", help_text="Markdown: why it is (or is not) right here.")
+    tempting_because = models.TextField(
+        blank=True, help_text="Markdown: why learners pick it."
+    )
+    right_when = models.TextField(
+        blank=True, help_text="Markdown: the situation in which it would be the right answer."
+    )
+
+    def __str__(self) -> str:
+        return self.why[:80]
+
+
+class RelatedQuestion(models.Model):
+    """An ordered "go deeper" link from one question to another."""
+
+    from_question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="related_links"
+    )
+    to_question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="+", verbose_name="related question"
+    )
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            # Its index also serves "the related questions of this question".
+            models.UniqueConstraint(
+                fields=["from_question", "to_question"], name="related_question_once"
+            ),
+            models.CheckConstraint(
+                condition=~Q(from_question=F("to_question")), name="related_question_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_question_id} → {self.to_question_id}"

@@ -1,0 +1,100 @@
+"""Factories that keep related rows consistent: an option's question, a question's topic and a
+topic's exam always belong together, and every option gets its rationale."""
+
+from decimal import Decimal
+from typing import Any
+
+import factory
+from django.contrib.auth.models import User
+
+from questions.models import Exam, Kind, Option, Question, Rationale, Status, Topic
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = User
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.com")
+    password = factory.django.Password("correct horse battery staple")
+
+
+class StaffFactory(UserFactory):
+    is_staff = True
+    is_superuser = True
+
+
+class ExamFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Exam
+
+    slug = factory.Sequence(lambda n: f"exam-{n}")
+    code = factory.Sequence(lambda n: f"EX{n}")
+    title = factory.Sequence(lambda n: f"Practice exam {n}")
+    vendor = "Example Cloud"
+    mock_question_count = 20
+    mock_duration_minutes = 30
+    mock_pass_percent = Decimal("70")
+
+
+class TopicFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Topic
+
+    exam = factory.SubFactory(ExamFactory)
+    slug = factory.Sequence(lambda n: f"topic-{n}")
+    title = factory.Sequence(lambda n: f"Topic {n}")
+    weight = Decimal("100")
+    position = factory.Sequence(lambda n: n)
+
+
+class QuestionFactory(factory.django.DjangoModelFactory):
+    """A valid published single-answer question with three options (the first correct);
+    `options=[True, False, ...]` sets the options' correctness, `kind` the kind."""
+
+    class Meta:
+        model = Question
+        skip_postgeneration_save = True
+
+    uid = factory.Sequence(lambda n: f"q-{n:05d}")
+    topic = factory.SubFactory(TopicFactory)
+    kind = Kind.SINGLE
+    stem = factory.Sequence(lambda n: f"Which setting fixes problem number {n}?")
+    trap = "The obvious setting only hides the symptom."
+    explanation = "Because the root cause is fixed there."
+    difficulty = "medium"
+    status = Status.PUBLISHED
+    author = "Test Author"
+
+    @factory.post_generation
+    def options(self: Question, create: bool, extracted: list[bool] | None, **kwargs: Any) -> None:
+        if not create:
+            return
+        corrects = extracted if extracted is not None else [True, False, False]
+        for position, correct in enumerate(corrects):
+            OptionFactory(question=self, position=position, is_correct=correct)
+
+
+class OptionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Option
+        skip_postgeneration_save = True
+
+    question = factory.SubFactory(QuestionFactory, options=[])
+    position = 0
+    text = factory.Sequence(lambda n: f"Option text {n}")
+    is_correct = False
+    rationale = factory.RelatedFactory(
+        "tests.factories.RationaleFactory", factory_related_name="option"
+    )
+
+
+class RationaleFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Rationale
+
+    option = factory.SubFactory(OptionFactory, rationale=None)
+    why = factory.Sequence(lambda n: f"Rationale {n}: it does not address the cause.")
+    tempting_because = "It is the default."
+    right_when = "When the cause is elsewhere."
