@@ -5,6 +5,7 @@ weights) live here as plain functions on the models so that the admin, the impor
 later form enforce the same thing with the same words.
 """
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -21,24 +22,31 @@ slug_validator = RegexValidator(
 )
 
 def validate_tags(value: object) -> None:
+    # Codes other than "invalid": JSONField would swap that message for "must be valid JSON".
     if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
-        raise ValidationError('Tags are a list of slugs, e.g. ["iam", "encryption"].')
+        raise ValidationError('Tags are a list of slugs, e.g. ["iam", "encryption"].', code="tags")
     for tag in value:
-        slug_validator(tag)
+        if not re.fullmatch(SLUG_PATTERN, tag):
+            raise ValidationError(
+                f"Tag {tag!r}: use lowercase letters, digits and single hyphens.", code="tags"
+            )
 
 
 def validate_references(value: object) -> None:
     message = 'References are a list of {"title": "...", "url": "https://..."}.'
     if not isinstance(value, list):
-        raise ValidationError(message)
+        raise ValidationError(message, code="references")
     for reference in value:
         if not isinstance(reference, dict) or set(reference) != {"title", "url"}:
-            raise ValidationError(message)
+            raise ValidationError(message, code="references")
         title, url = reference["title"], reference["url"]
         if not isinstance(title, str) or not title.strip() or not isinstance(url, str):
-            raise ValidationError(message)
+            raise ValidationError(message, code="references")
         if not url.startswith(("https://", "http://")):
-            raise ValidationError(f"Reference {title!r}: the URL must start with https:// or http://.")
+            raise ValidationError(
+                f"Reference {title!r}: the URL must start with https:// or http://.",
+                code="references",
+            )
 
 
 MIN_OPTIONS = 2

@@ -1,0 +1,44 @@
+"""Author markdown renders, and nothing executable survives."""
+
+import pytest
+
+from questions.markup import render_markdown
+
+
+def test_markdown_renders_emphasis_code_lists_and_tables():
+    html = render_markdown(
+        "Use **pipeline** `stages`:\n\n- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    )
+    assert "<strong>pipeline</strong>" in html
+    assert "<code>stages</code>" in html
+    assert "<li>one</li>" in html
+    assert "<td>1</td>" in html
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "<script>alert('x')</script>",
+        "<img src=x onerror=\"alert('x')\">",
+        "[click](javascript:alert('x'))",
+        '<a href="javascript:alert(1)">click</a>',
+        '<p onclick="alert(1)">hi</p>',
+        "<iframe src='https://evil.example'></iframe>",
+        "<style>body{display:none}</style>",
+        '<a href="data:text/html;base64,PHNjcmlwdD4=">x</a>',
+    ],
+)
+def test_nothing_executable_survives(source):
+    html = render_markdown(source).lower()
+    for needle in ("<script", "onerror", "onclick", "javascript:", "<iframe", "<style", "data:"):
+        assert needle not in html
+
+
+def test_links_keep_safe_urls_and_gain_rel():
+    html = render_markdown("[RFC 1918](https://www.rfc-editor.org/rfc/rfc1918)")
+    assert 'href="https://www.rfc-editor.org/rfc/rfc1918"' in html
+    assert 'rel="noopener noreferrer nofollow"' in html
+
+
+def test_empty_text_renders_nothing():
+    assert render_markdown("") == ""
