@@ -5,10 +5,13 @@ Variables (all optional in development):
   SECRET_KEY            required with DEBUG off.
   ALLOWED_HOSTS         comma-separated; required with DEBUG off.
   CSRF_TRUSTED_ORIGINS  comma-separated origins with scheme, e.g. https://courseiva.example
-  DATABASE_URL          default sqlite:///<project>/db.sqlite3; postgres://user@host/db uses psycopg 3.
-  CONN_MAX_AGE          seconds to keep database connections, default 0 (60 is sensible in production).
+  DATABASE_URL          default sqlite:///<project>/db.sqlite3; postgres://... uses psycopg 3.
+  CONN_MAX_AGE          seconds to keep database connections, default 0 (60 in production).
+  SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE
+                        on/off, default on with DEBUG off.
   SECURE_SSL_REDIRECT   on/off, default off: turn on behind a TLS-terminating proxy that sets
                         X-Forwarded-Proto.
+  LOG_LEVEL             DEBUG, INFO (default), WARNING, ERROR.
 """
 
 from pathlib import Path
@@ -70,7 +73,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Serves collected static files in production; with DEBUG on, runserver serves them.
+    *([] if DEBUG else ["whitenoise.middleware.WhiteNoiseMiddleware"]),
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -105,7 +109,9 @@ try:
         _database_url, conn_max_age=env_int("CONN_MAX_AGE", 0, minimum=0)
     )
 except ValueError as error:
-    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL we understand: {error}") from None
+    raise ImproperlyConfigured(
+        f"DATABASE_URL is not a database URL we understand: {error}"
+    ) from None
 if not _database.get("ENGINE"):
     raise ImproperlyConfigured(f"DATABASE_URL={_database_url!r} names no known database engine.")
 if _database["ENGINE"] == "django.db.backends.sqlite3":
@@ -164,9 +170,15 @@ if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
 
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL={LOG_LEVEL!r} is not one of DEBUG, INFO, WARNING, ERROR."
+    )
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }

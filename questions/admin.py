@@ -35,7 +35,16 @@ class TopicInline(admin.TabularInline[Topic, Exam]):
 
 @admin.register(Exam)
 class ExamAdmin(admin.ModelAdmin[Exam]):
-    list_display = ["code", "title", "vendor", "slug", "topics", "published", "weights", "mock_shape"]
+    list_display = [
+        "code",
+        "title",
+        "vendor",
+        "slug",
+        "topics",
+        "published",
+        "weights",
+        "mock_shape",
+    ]
     list_display_links = ["code", "title"]
     search_fields = ["code", "title", "slug", "vendor"]
     inlines = [TopicInline]
@@ -122,10 +131,9 @@ class OptionInline(admin.StackedInline[Option, Question]):
     model = Option
     form = OptionForm
     formset = OptionFormSet
+    # Counted again by OptionFormSet.clean with the same words as the importer.
     min_num = MIN_OPTIONS
     max_num = MAX_OPTIONS
-    validate_min = True
-    validate_max = True
     fieldsets = [
         (None, {"fields": [("position", "is_correct"), "text"]}),
         ("Rationale", {"fields": ["why", "tempting_because", "right_when"]}),
@@ -265,7 +273,8 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
                 else:
                     self.message_user(
                         request,
-                        f"Imported {upload.name}. " + " ".join(f"{line}." for line in summary.lines()),
+                        f"Imported {upload.name}. "
+                        + " ".join(f"{line}." for line in summary.lines()),
                         messages.SUCCESS,
                     )
                     return HttpResponseRedirect(reverse("admin:questions_question_changelist"))

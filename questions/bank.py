@@ -99,8 +99,12 @@ def parse_document(raw: bytes | str) -> Document:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise BankError(
-            [Problem("(file)", f"not valid JSON: {error.msg} at line {error.lineno}, "
-                     f"column {error.colno}")]
+            [
+                Problem(
+                    "(file)",
+                    f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
+                )
+            ]
         ) from None
     if not isinstance(document, dict):
         raise BankError([Problem("(document)", "a bank file is a JSON object")])
@@ -175,7 +179,9 @@ def _decimal_problem(value: Any) -> str | None:
     return None
 
 
-def rule_problems(document: Document, known_uids: set[str] | frozenset[str] = frozenset()) -> list[Problem]:
+def rule_problems(
+    document: Document, known_uids: set[str] | frozenset[str] = frozenset()
+) -> list[Problem]:
     """The bank's rules beyond the schema. Written to survive a document the schema rejects,
     so that one run lists every problem. `known_uids` are uids that related questions may
     point at besides the document's own (the bank's, other files of the same import)."""
@@ -198,9 +204,11 @@ def rule_problems(document: Document, known_uids: set[str] | frozenset[str] = fr
             if isinstance(slug, str):
                 if slug in topic_slugs:
                     problems.append(
-                        Problem(f"{base}.topics[{t}].slug",
-                                f"topic slug {slug!r} is used twice in this exam "
-                                f"(also {topic_slugs[slug]})")
+                        Problem(
+                            f"{base}.topics[{t}].slug",
+                            f"topic slug {slug!r} is used twice in this exam "
+                            f"(also {topic_slugs[slug]})",
+                        )
                     )
                 else:
                     topic_slugs[slug] = f"{base}.topics[{t}]"
@@ -219,9 +227,11 @@ def rule_problems(document: Document, known_uids: set[str] | frozenset[str] = fr
             topic_slug = question.get("topic")
             if isinstance(topic_slug, str) and topic_slugs and topic_slug not in topic_slugs:
                 problems.append(
-                    Problem(f"{qbase}.topic",
-                            f"no topic {topic_slug!r} in this exam "
-                            f"(its topics: {', '.join(topic_slugs)})")
+                    Problem(
+                        f"{qbase}.topic",
+                        f"no topic {topic_slug!r} in this exam "
+                        f"(its topics: {', '.join(topic_slugs)})",
+                    )
                 )
             options = question.get("options")
             if isinstance(options, list) and all(isinstance(o, dict) for o in options):
@@ -257,7 +267,7 @@ def rule_problems(document: Document, known_uids: set[str] | frozenset[str] = fr
 
 
 def _list_problems(question: dict[str, Any], base: str) -> list[Problem]:
-    problems = []
+    problems: list[Problem] = []
     for name in ("tags", "related"):
         values = question.get(name)
         if isinstance(values, list):
@@ -362,8 +372,7 @@ def _question_values(question: dict[str, Any], topic: Topic, position: int) -> d
 
 EXAM_FIELDS = list(_exam_values({"code": "", "title": ""}, 0))
 QUESTION_FIELDS = [
-    name
-    for name in _question_values({"kind": "", "stem": "", "explanation": ""}, Topic(pk=0), 0)
+    name for name in _question_values({"kind": "", "stem": "", "explanation": ""}, Topic(pk=0), 0)
 ]
 
 
@@ -394,33 +403,64 @@ def import_document(document: Document, progress: Progress | None = None) -> Imp
 def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
     summary = ImportSummary(exam_slugs=[exam["slug"] for exam in exams])
     now = timezone.now()
+    exam_rows = _write_exams(exams, summary, now)
+    say(f"Writing {sum(len(exam['topics']) for exam in exams)} topics")
+    topic_rows = _write_topics(exams, exam_rows, summary)
+    pairs = [(exam["slug"], question) for exam in exams for question in exam["questions"]]
+    say(f"Writing {len(pairs)} questions")
+    question_rows, stored_questions, changed = _write_questions(exams, pairs, topic_rows, now)
+    say(f"Writing {sum(len(q['options']) for _, q in pairs)} options and their rationales")
+    touched = _write_options([q for _, q in pairs], question_rows, stored_questions)
+    say("Linking related questions")
+    touched |= _write_related([q for _, q in pairs], question_rows)
+    # A question whose options or links changed but whose own fields did not is updated all
+    # the same: its updated_at keys cached renderings.
+    changed_pks = {row.pk for row in changed}
+    for row in stored_questions.values():
+        if row.pk in touched and row.pk not in changed_pks:
+            row.updated_at = now
+            changed.append(row)
+    Question.objects.bulk_update(changed, [*QUESTION_FIELDS, "updated_at"], batch_size=UPDATE_BATCH)
+    summary.questions_created = len(question_rows) - len(stored_questions)
+    summary.questions_updated = len(changed)
+    summary.questions_unchanged = len(stored_questions) - len(changed)
+    return summary
 
-    # Exams: one read, one insert, one update.
-    existing_exams = Exam.objects.in_bulk([exam["slug"] for exam in exams], field_name="slug")
-    exam_rows: dict[str, Exam] = {}
-    new_exams, changed_exams = [], []
+
+def _write_exams(
+    exams: list[dict[str, Any]], summary: ImportSummary, now: datetime.datetime
+) -> dict[str, Exam]:
+    stored = Exam.objects.in_bulk([exam["slug"] for exam in exams], field_name="slug")
+    rows: dict[str, Exam] = {}
+    new: list[Exam] = []
+    changed: list[Exam] = []
     for position, exam in enumerate(exams):
         values = _exam_values(exam, position)
-        row = existing_exams.get(exam["slug"])
+        row = stored.get(exam["slug"])
         if row is None:
             row = Exam(slug=exam["slug"], **values)
-            new_exams.append(row)
+            new.append(row)
         elif _changed(row, values):
             row.updated_at = now
-            changed_exams.append(row)
-        exam_rows[exam["slug"]] = row
-    Exam.objects.bulk_create(new_exams)
-    Exam.objects.bulk_update(changed_exams, [*EXAM_FIELDS, "updated_at"], batch_size=UPDATE_BATCH)
-    summary.exams_created, summary.exams_updated = len(new_exams), len(changed_exams)
+            changed.append(row)
+        rows[exam["slug"]] = row
+    Exam.objects.bulk_create(new)
+    Exam.objects.bulk_update(changed, [*EXAM_FIELDS, "updated_at"], batch_size=UPDATE_BATCH)
+    summary.exams_created, summary.exams_updated = len(new), len(changed)
+    return rows
 
-    # Topics.
-    say(f"Writing {sum(len(exam['topics']) for exam in exams)} topics")
-    existing_topics = {
+
+def _write_topics(
+    exams: list[dict[str, Any]], exam_rows: dict[str, Exam], summary: ImportSummary
+) -> dict[tuple[str, str], Topic]:
+    """The topics, keyed by (exam slug, topic slug)."""
+    stored = {
         (topic.exam_id, topic.slug): topic
         for topic in Topic.objects.filter(exam__in=[row.pk for row in exam_rows.values()])
     }
-    topic_rows: dict[tuple[str, str], Topic] = {}
-    new_topics, changed_topics = [], []
+    rows: dict[tuple[str, str], Topic] = {}
+    new: list[Topic] = []
+    changed: list[Topic] = []
     for exam in exams:
         exam_row = exam_rows[exam["slug"]]
         for position, topic in enumerate(exam["topics"]):
@@ -430,65 +470,76 @@ def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
                 "description": topic.get("description", ""),
                 "position": position,
             }
-            row = existing_topics.get((exam_row.pk, topic["slug"]))
+            row = stored.get((exam_row.pk, topic["slug"]))
             if row is None:
                 row = Topic(exam=exam_row, slug=topic["slug"], **values)
-                new_topics.append(row)
+                new.append(row)
             elif _changed(row, values):
-                changed_topics.append(row)
-            topic_rows[(exam["slug"], topic["slug"])] = row
-    Topic.objects.bulk_create(new_topics)
+                changed.append(row)
+            rows[(exam["slug"], topic["slug"])] = row
+    Topic.objects.bulk_create(new)
     Topic.objects.bulk_update(
-        changed_topics, ["title", "weight", "description", "position"], batch_size=UPDATE_BATCH
+        changed, ["title", "weight", "description", "position"], batch_size=UPDATE_BATCH
     )
-    summary.topics_created, summary.topics_updated = len(new_topics), len(changed_topics)
+    summary.topics_created, summary.topics_updated = len(new), len(changed)
+    return rows
 
-    # Questions.
-    documents_questions = [(exam, q) for exam in exams for q in exam["questions"]]
-    say(f"Writing {len(documents_questions)} questions")
-    existing_questions = Question.objects.in_bulk(
-        [q["uid"] for _, q in documents_questions], field_name="uid"
-    )
-    question_rows: dict[str, Question] = {}
-    new_questions, changed_questions = [], []
+
+def _write_questions(
+    exams: list[dict[str, Any]],
+    pairs: list[tuple[str, dict[str, Any]]],
+    topic_rows: dict[tuple[str, str], Topic],
+    now: datetime.datetime,
+) -> tuple[dict[str, Question], dict[str, Question], list[Question]]:
+    """Create the new questions; return every question by uid, the ones that were stored
+    before by uid, and those of them whose own fields changed (not yet saved)."""
+    stored = Question.objects.in_bulk([q["uid"] for _, q in pairs], field_name="uid")
     positions = {
         question["uid"]: index for exam in exams for index, question in enumerate(exam["questions"])
     }
-    for exam, question in documents_questions:
-        topic = topic_rows[(exam["slug"], question["topic"])]
+    rows: dict[str, Question] = {}
+    new: list[Question] = []
+    changed: list[Question] = []
+    for exam_slug, question in pairs:
+        topic = topic_rows[(exam_slug, question["topic"])]
         values = _question_values(question, topic, positions[question["uid"]])
-        row = existing_questions.get(question["uid"])
+        row = stored.get(question["uid"])
         if row is None:
             row = Question(uid=question["uid"], **values)
-            new_questions.append(row)
+            new.append(row)
         elif _changed(row, values):
             row.updated_at = now
-            changed_questions.append(row)
-        question_rows[question["uid"]] = row
-    Question.objects.bulk_create(new_questions)
-    summary.questions_created = len(new_questions)
+            changed.append(row)
+        rows[question["uid"]] = row
+    Question.objects.bulk_create(new)
+    return rows, stored, changed
 
-    # Options and rationales: matched to what is stored by position, so an edited option keeps
-    # its id (and what learners answered keeps pointing at it).
-    option_count = sum(len(q["options"]) for _, q in documents_questions)
-    say(f"Writing {option_count} options and their rationales")
-    stored_options: dict[int, list[Option]] = {}
+
+def _write_options(
+    questions: list[dict[str, Any]],
+    question_rows: dict[str, Question],
+    stored_questions: dict[str, Question],
+) -> set[int]:
+    """Write options and rationales, matched to the stored ones by position so that an edited
+    option keeps its id (what learners answered keeps pointing at it). Returns the ids of the
+    questions whose options changed."""
+    stored: dict[int, list[Option]] = {}
     for option in (
-        Option.objects.filter(question__in=[row.pk for row in existing_questions.values()])
+        Option.objects.filter(question__in=[row.pk for row in stored_questions.values()])
         .select_related("rationale")
         .order_by("question_id", "position", "id")
     ):
-        stored_options.setdefault(option.question_id, []).append(option)
+        stored.setdefault(option.question_id, []).append(option)
     new_options: list[Option] = []
-    new_option_rationales: list[dict[str, str]] = []
+    new_options_why: list[dict[str, str]] = []
     changed_options: list[Option] = []
     new_rationales: list[Rationale] = []
     changed_rationales: list[Rationale] = []
     surplus: list[int] = []
-    options_changed_for: set[int] = set()
-    for _, question in documents_questions:
+    touched: set[int] = set()
+    for question in questions:
         row = question_rows[question["uid"]]
-        stored = stored_options.get(row.pk, [])
+        existing = stored.get(row.pk, [])
         for position, option in enumerate(question["options"]):
             values = {"position": position, "text": option["text"], "is_correct": option["correct"]}
             why = {
@@ -496,29 +547,28 @@ def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
                 "tempting_because": option.get("tempting_because", ""),
                 "right_when": option.get("right_when", ""),
             }
-            if position >= len(stored):
+            if position >= len(existing):
                 new_options.append(Option(question=row, **values))
-                new_option_rationales.append(why)
-                options_changed_for.add(row.pk)
+                new_options_why.append(why)
+                touched.add(row.pk)
                 continue
-            stored_option = stored[position]
+            stored_option = existing[position]
             if _changed(stored_option, values):
                 changed_options.append(stored_option)
-                options_changed_for.add(row.pk)
+                touched.add(row.pk)
             try:
                 rationale = stored_option.rationale
             except Rationale.DoesNotExist:
                 new_rationales.append(Rationale(option=stored_option, **why))
-                options_changed_for.add(row.pk)
+                touched.add(row.pk)
                 continue
             if _changed(rationale, why):
                 changed_rationales.append(rationale)
-                options_changed_for.add(row.pk)
-        if len(stored) > len(question["options"]):
-            surplus.extend(option.pk for option in stored[len(question["options"]) :])
-            options_changed_for.add(row.pk)
+                touched.add(row.pk)
+        if len(existing) > len(question["options"]):
+            surplus.extend(option.pk for option in existing[len(question["options"]) :])
+            touched.add(row.pk)
     if surplus:
-        Rationale.objects.filter(option__in=surplus).delete()
         Option.objects.filter(pk__in=surplus).delete()
     Option.objects.bulk_create(new_options)
     Option.objects.bulk_update(
@@ -526,35 +576,32 @@ def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
     )
     new_rationales.extend(
         Rationale(option=option, **why)
-        for option, why in zip(new_options, new_option_rationales, strict=True)
+        for option, why in zip(new_options, new_options_why, strict=True)
     )
     Rationale.objects.bulk_create(new_rationales)
     Rationale.objects.bulk_update(
         changed_rationales, ["why", "tempting_because", "right_when"], batch_size=UPDATE_BATCH
     )
-    summary.options_written = len(new_options) + len(changed_options)
+    return touched
 
-    # Related questions: rewritten for the questions whose list changed.
-    say("Linking related questions")
-    wanted = {
-        question_rows[q["uid"]].pk: q.get("related", []) for _, q in documents_questions
-    }
-    outside = {
-        uid for targets in wanted.values() for uid in targets if uid not in question_rows
-    }
+
+def _write_related(questions: list[dict[str, Any]], question_rows: dict[str, Question]) -> set[int]:
+    """Rewrite the related links of the questions whose list changed; return their ids."""
+    wanted = {question_rows[q["uid"]].pk: q.get("related", []) for q in questions}
+    outside = {uid for targets in wanted.values() for uid in targets if uid not in question_rows}
     uid_to_pk = {uid: row.pk for uid, row in question_rows.items()}
     uid_to_pk.update(Question.objects.filter(uid__in=outside).values_list("uid", "pk"))
-    stored_links: dict[int, list[int]] = {}
+    stored: dict[int, list[int]] = {}
     for from_pk, to_pk in (
         RelatedQuestion.objects.filter(from_question__in=list(wanted))
         .order_by("from_question_id", "position", "id")
         .values_list("from_question_id", "to_question_id")
     ):
-        stored_links.setdefault(from_pk, []).append(to_pk)
+        stored.setdefault(from_pk, []).append(to_pk)
     relink = {
-        from_pk: [uid_to_pk[uid] for uid in targets]
-        for from_pk, targets in wanted.items()
-        if [uid_to_pk[uid] for uid in targets] != stored_links.get(from_pk, [])
+        from_pk: targets
+        for from_pk, uids in wanted.items()
+        if (targets := [uid_to_pk[uid] for uid in uids]) != stored.get(from_pk, [])
     }
     if relink:
         RelatedQuestion.objects.filter(from_question__in=list(relink)).delete()
@@ -563,21 +610,7 @@ def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
             for from_pk, targets in relink.items()
             for position, to_pk in enumerate(targets)
         )
-
-    # A question whose options or links changed but whose own fields did not is still updated:
-    # its version (updated_at) keys cached renderings.
-    changed_pks = {row.pk for row in changed_questions}
-    by_pk = {row.pk: row for row in existing_questions.values()}
-    for pk in (options_changed_for | set(relink)) - changed_pks:
-        if pk in by_pk:
-            by_pk[pk].updated_at = now
-            changed_questions.append(by_pk[pk])
-    Question.objects.bulk_update(
-        changed_questions, [*QUESTION_FIELDS, "updated_at"], batch_size=UPDATE_BATCH
-    )
-    summary.questions_updated = len(changed_questions)
-    summary.questions_unchanged = len(existing_questions) - len(changed_questions)
-    return summary
+    return set(relink)
 
 
 # Export -----------------------------------------------------------------------------------
@@ -621,8 +654,9 @@ def export_document(exams: Sequence[Exam] | None = None) -> Document:
     questions_by_exam: dict[int, list[dict[str, Any]]] = {}
     for question in questions:
         questions_by_exam.setdefault(question.topic.exam_id, []).append(
-            _export_question(question, options_by_question.get(question.pk, []),
-                             related.get(question.pk, []))
+            _export_question(
+                question, options_by_question.get(question.pk, []), related.get(question.pk, [])
+            )
         )
     return {
         "format": FORMAT,

@@ -6,7 +6,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
 
-from questions.models import Option, Rationale, option_rule_problems
+from questions.models import Option, Question, Rationale, option_rule_problems
 
 
 class OptionForm(forms.ModelForm[Option]):
@@ -72,7 +72,7 @@ class OptionForm(forms.ModelForm[Option]):
         )
 
 
-class OptionFormSet(BaseInlineFormSet[Option, Any, OptionForm]):
+class OptionFormSet(BaseInlineFormSet[Option, Question, forms.ModelForm[Option]]):
     """Keeps the option rules of `option_rule_problems` for the question being saved."""
 
     def clean(self) -> None:

@@ -21,6 +21,7 @@ slug_validator = RegexValidator(
     SLUG_PATTERN, "Use lowercase letters, digits and single hyphens (e.g. cloud-basics-01)."
 )
 
+
 def validate_tags(value: object) -> None:
     # Codes other than "invalid": JSONField would swap that message for "must be valid JSON".
     if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
@@ -123,9 +124,7 @@ class ExamQuerySet(models.QuerySet["Exam"]):
                 Value(Decimal(0)),
                 output_field=models.DecimalField(max_digits=7, decimal_places=2),
             ),
-            published_count=Coalesce(
-                Subquery(published.annotate(n=Count("pk")).values("n")), 0
-            ),
+            published_count=Coalesce(Subquery(published.annotate(n=Count("pk")).values("n")), 0),
         )
 
 
@@ -292,9 +291,7 @@ class Question(models.Model):
             models.Index(fields=["reviewed_on"], name="question_reviewed_on"),
         ]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(kind__in=Kind.values), name="question_kind_valid"
-            ),
+            models.CheckConstraint(condition=Q(kind__in=Kind.values), name="question_kind_valid"),
             models.CheckConstraint(
                 condition=Q(status__in=Status.values), name="question_status_valid"
             ),
@@ -338,9 +335,7 @@ class Rationale(models.Model):
         Option, on_delete=models.CASCADE, primary_key=True, related_name="rationale"
     )
     why = models.TextField("rationale", help_text="Markdown: why it is (or is not) right here.")
-    tempting_because = models.TextField(
-        blank=True, help_text="Markdown: why learners pick it."
-    )
+    tempting_because = models.TextField(blank=True, help_text="Markdown: why learners pick it.")
     right_when = models.TextField(
         blank=True, help_text="Markdown: the situation in which it would be the right answer."
     )

@@ -7,8 +7,12 @@ from typing import Any
 
 # The spec's sample lives in ../shared beside a checkout; a copy ships in tests/data for clones
 # without it.
-SHARED_SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "spec" / "examples" / "sample-bank.json"
-SAMPLE_BANK = SHARED_SAMPLE if SHARED_SAMPLE.exists() else Path(__file__).parent / "data" / "sample-bank.json"
+SHARED_SAMPLE = (
+    Path(__file__).resolve().parents[2] / "shared" / "spec" / "examples" / "sample-bank.json"
+)
+SAMPLE_BANK = (
+    SHARED_SAMPLE if SHARED_SAMPLE.exists() else Path(__file__).parent / "data" / "sample-bank.json"
+)
 DEMO_BANK = Path(__file__).resolve().parents[1] / "questions" / "demo" / "demo-bank.json"
 
 
@@ -39,7 +43,9 @@ def make_question(uid: str, topic: str, kind: str = "single", **extra: Any) -> d
     return question
 
 
-def make_bank(questions: int = 10, slug: str = "generated-exam", prefix: str = "gen") -> dict[str, Any]:
+def make_bank(
+    questions: int = 10, slug: str = "generated-exam", prefix: str = "gen"
+) -> dict[str, Any]:
     """A valid bank of one exam with two topics and `questions` questions, each linked to the
     one before it."""
     items = []

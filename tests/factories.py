@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from questions.models import Exam, Kind, Option, Question, Rationale, Status, Topic
 
 
-class UserFactory(factory.django.DjangoModelFactory):
+class UserFactory(factory.django.DjangoModelFactory[User]):
     class Meta:
         model = User
         django_get_or_create = ("username",)
@@ -25,7 +25,7 @@ class StaffFactory(UserFactory):
     is_superuser = True
 
 
-class ExamFactory(factory.django.DjangoModelFactory):
+class ExamFactory(factory.django.DjangoModelFactory[Exam]):
     class Meta:
         model = Exam
 
@@ -38,7 +38,7 @@ class ExamFactory(factory.django.DjangoModelFactory):
     mock_pass_percent = Decimal("70")
 
 
-class TopicFactory(factory.django.DjangoModelFactory):
+class TopicFactory(factory.django.DjangoModelFactory[Topic]):
     class Meta:
         model = Topic
 
@@ -49,7 +49,7 @@ class TopicFactory(factory.django.DjangoModelFactory):
     position = factory.Sequence(lambda n: n)
 
 
-class QuestionFactory(factory.django.DjangoModelFactory):
+class QuestionFactory(factory.django.DjangoModelFactory[Question]):
     """A valid published single-answer question with three options (the first correct);
     `options=[True, False, ...]` sets the options' correctness, `kind` the kind."""
 
@@ -76,7 +76,7 @@ class QuestionFactory(factory.django.DjangoModelFactory):
             OptionFactory(question=self, position=position, is_correct=correct)
 
 
-class OptionFactory(factory.django.DjangoModelFactory):
+class OptionFactory(factory.django.DjangoModelFactory[Option]):
     class Meta:
         model = Option
         skip_postgeneration_save = True
@@ -90,7 +90,7 @@ class OptionFactory(factory.django.DjangoModelFactory):
     )
 
 
-class RationaleFactory(factory.django.DjangoModelFactory):
+class RationaleFactory(factory.django.DjangoModelFactory[Rationale]):
     class Meta:
         model = Rationale
 

@@ -75,7 +75,9 @@ def test_export_one_exam_to_a_file(tmp_path, capsys):
 
 def test_unknown_exam_is_a_clear_error(tmp_path):
     import_document(make_bank(1))
-    with pytest.raises(CommandError, match=r"No exam with slug nope \(exams in the bank: generated-exam\)"):
+    with pytest.raises(
+        CommandError, match=r"No exam with slug nope \(exams in the bank: generated-exam\)"
+    ):
         call_command("export_bank", "--exam", "nope", "-o", str(tmp_path / "x.json"))
     assert not (tmp_path / "x.json").exists()
 

@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from questions.bank import import_document
 from questions.models import Exam, Option, Question, Rationale, RelatedQuestion, Topic
-from tests.banks import SAMPLE_BANK, clone, make_bank, make_question, sample_bank, write
+from tests.banks import SAMPLE_BANK, clone, make_bank, sample_bank, write
 from tests.factories import QuestionFactory
 
 pytestmark = pytest.mark.django_db
@@ -107,9 +107,7 @@ def test_related_may_point_at_a_question_already_in_the_bank(tmp_path):
     bank = make_bank(2)
     bank["exams"][0]["questions"][0]["related"] = ["existing-0001"]
     run_import(write(tmp_path, bank))
-    assert [q.uid for q in Question.objects.get(uid="gen-00000").related.all()] == [
-        "existing-0001"
-    ]
+    assert [q.uid for q in Question.objects.get(uid="gen-00000").related.all()] == ["existing-0001"]
 
 
 def test_progress_is_shown_on_stderr(tmp_path, capsys):
@@ -146,7 +144,10 @@ def test_schema_problems_are_listed_by_path(tmp_path, capsys):
     assert "exams[0].questions[0]: missing required field 'stem'" in err
     assert "exams[0].questions[1].kind:" in err
     assert "exams[0].questions[1]: Additional properties are not allowed ('colour'" in err
-    assert "exams[0].questions[2].reviewed_on: '01/02/2026' is not a date in the form YYYY-MM-DD" in err
+    assert (
+        "exams[0].questions[2].reviewed_on: '01/02/2026' is not a date in the form YYYY-MM-DD"
+        in err
+    )
     assert "exams[0].questions[2].options: needs at least 2 items (has 1)" in err
 
 
@@ -233,7 +234,10 @@ def test_unknown_topic_duplicate_uid_and_slugs_are_rejected(tmp_path, capsys):
     bank["exams"].append(second)
     err = rejection(tmp_path, capsys, bank)
     assert "exams[0].questions[0].topic: no topic 'no-such-topic' in this exam" in err
-    assert "exams[0].questions[2].uid: uid 'gen-00001' is used twice (also exams[0].questions[1].uid)" in err
+    assert (
+        "exams[0].questions[2].uid: uid 'gen-00001' is used twice (also exams[0].questions[1].uid)"
+        in err
+    )
     assert "exams[0].topics[2].slug: topic slug 'topic-a' is used twice in this exam" in err
     assert "exams[1].slug: exam slug 'generated-exam' is used twice (also exams[0].slug)" in err
 

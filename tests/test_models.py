@@ -6,7 +6,13 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError
 
-from questions.models import Exam, Question, RelatedQuestion, option_rule_problems, weight_total_problem
+from questions.models import (
+    Exam,
+    Question,
+    RelatedQuestion,
+    option_rule_problems,
+    weight_total_problem,
+)
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +30,9 @@ def test_option_rules():
     assert option_rule_problems("single", [True]) == [
         "a question needs 2 to 8 options (this one has 1)"
     ]
-    assert "2 to 8 options (this one has 9)" in option_rule_problems("single", [True] + [False] * 8)[0]
+    assert (
+        "2 to 8 options (this one has 9)" in option_rule_problems("single", [True] + [False] * 8)[0]
+    )
 
 
 def test_weight_rule():

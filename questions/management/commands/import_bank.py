@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from questions.bank import BankError, Problem, import_documents, read_document
+from questions.bank import BankError, Document, Problem, import_documents, read_document
 
 
 class Command(BaseCommand):
@@ -19,7 +19,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity = options["verbosity"]
         files: list[Path] = options["files"]
-        documents, problems = [], []
+        documents: list[Document] = []
+        problems: list[Problem] = []
         for path in files:
             try:
                 documents.append(read_document(path))

@@ -1,0 +1,84 @@
+"""The settings module refuses bad or unsafe environments with a message naming the variable."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": "a-production-secret-key-that-is-long-enough-0123456789",
+    "ALLOWED_HOSTS": "courseiva.example",
+}
+
+
+def start(**variables: str) -> subprocess.CompletedProcess[str]:
+    """Import the settings and run the system checks in a fresh process with this environment."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL",
+                       "CSRF_TRUSTED_ORIGINS", "CONN_MAX_AGE"}
+    }  # fmt: skip
+    env.update(variables)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_production_environment_starts():
+    result = start(**PRODUCTION)
+    assert result.returncode == 0, result.stderr
+
+
+def test_debug_on_needs_nothing_else():
+    assert start(DEBUG="1").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ({"SECRET_KEY": ""}, "SECRET_KEY"),
+        ({"SECRET_KEY": "short"}, "SECRET_KEY is too short"),
+        ({"ALLOWED_HOSTS": ""}, "ALLOWED_HOSTS"),
+        ({"DEBUG": "maybe"}, "DEBUG='maybe' is not a boolean"),
+        ({"DATABASE_URL": "nosuchdb://x/y"}, "DATABASE_URL"),
+        ({"CONN_MAX_AGE": "forever"}, "CONN_MAX_AGE='forever' is not a whole number"),
+        ({"CSRF_TRUSTED_ORIGINS": "courseiva.example"}, "CSRF_TRUSTED_ORIGINS"),
+        ({"ALLOWED_HOSTS": "a,,b"}, "ALLOWED_HOSTS"),
+    ],
+)
+def test_bad_values_stop_start_up_naming_the_variable(variables, message):
+    result = start(**{**PRODUCTION, **variables})
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+def test_missing_secret_key_with_debug_off_says_what_to_set():
+    env = dict(PRODUCTION)
+    del env["SECRET_KEY"]
+    result = start(**env)
+    assert result.returncode != 0
+    assert "DEBUG is off but SECRET_KEY is not set" in result.stderr
+
+
+def test_postgres_url_selects_psycopg():
+    result = subprocess.run(
+        [sys.executable, "-c",
+         "import django; django.setup(); from django.conf import settings; "
+         "print(settings.DATABASES['default']['ENGINE'])"],
+        cwd=ROOT,
+        env={**os.environ, "DEBUG": "1", "DATABASE_URL": "postgres://u:p@db.example:5432/c",
+             "DJANGO_SETTINGS_MODULE": "courseiva.settings"},
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.stdout.strip() == "django.db.backends.postgresql"
