@@ -50,6 +50,7 @@ serve: $(STAMP)
 		--workers $(WEB_CONCURRENCY) --access-logfile - --forwarded-allow-ips '*'
 
 test: $(STAMP)
+	@scripts/ensure-chromium
 	DEBUG=1 $(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
