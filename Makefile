@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml
 		$$python -m venv $(VENV) || exit 1; \
 	fi
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet '.[dev]'
 	@touch $(STAMP)
 
 venv install: $(STAMP)

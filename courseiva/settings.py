@@ -151,10 +151,8 @@ STORAGES = {
     },
 }
 
-# A bank file uploaded in the admin is read into memory; 20 MB holds tens of thousands of
-# questions while keeping a stray upload from exhausting the server.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 20 * 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Form bodies (not file uploads, which stream to disk past 2.5 MB) are capped at Django's
+# default; a bank file's own cap is on the admin's upload form.
 # The question admin posts every option and rationale of a question at once.
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 

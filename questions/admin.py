@@ -198,6 +198,8 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
     list_select_related = ["topic__exam"]
     list_filter = [ExamFilter, TopicFilter, "status", "difficulty", "kind", "reviewed_on"]
     search_fields = ["uid", "stem"]
+    # Exam by exam, each in its bank order (the model's own ordering interleaves exams).
+    ordering = ["topic__exam__position", "topic__exam__slug", "position", "uid"]
     list_per_page = 50
     autocomplete_fields = ["topic"]
     inlines = [OptionInline, RelatedInline]

@@ -94,9 +94,22 @@ class OptionFormSet(BaseInlineFormSet[Option, Question, forms.ModelForm[Option]]
 
 
 class BankUploadForm(forms.Form):
+    # A bank of 10,000 questions with full rationales is about 30 MB of JSON.
+    MAX_BYTES = 100 * 1024 * 1024
+
     bank_file = forms.FileField(
         label="Question bank file (JSON)",
         help_text="A courseiva-bank document, version 1. Nothing is written unless the whole "
         "file is valid.",
         widget=forms.ClearableFileInput(attrs={"accept": ".json,application/json"}),
     )
+
+    def clean_bank_file(self) -> Any:
+        upload = self.cleaned_data["bank_file"]
+        if upload.size > self.MAX_BYTES:
+            raise ValidationError(
+                f"The file is {upload.size // (1024 * 1024)} MB; the admin takes banks up to "
+                f"{self.MAX_BYTES // (1024 * 1024)} MB. Import larger ones with "
+                "`manage.py import_bank`."
+            )
+        return upload

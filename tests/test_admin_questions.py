@@ -371,3 +371,23 @@ def test_admin_pages_are_closed_to_learners_and_visitors(client):
     client.force_login(UserFactory())
     assert client.get(CHANGELIST).status_code == 302
     assert client.post(IMPORT).status_code == 302
+
+
+def test_import_page_refuses_a_file_over_the_size_cap(curator, monkeypatch):
+    from questions.forms import BankUploadForm
+
+    monkeypatch.setattr(BankUploadForm, "MAX_BYTES", 1024 * 1024)
+    response = upload(curator, "huge.json", b" " * (2 * 1024 * 1024))
+    assert response.status_code == 400
+    assert "the admin takes banks up to 1 MB" in response.text
+    assert Question.objects.count() == 0
+
+
+def test_list_is_ordered_exam_by_exam(curator):
+    first = TopicFactory(exam__position=0)
+    second = TopicFactory(exam__position=1)
+    QuestionFactory(uid="b-1", topic=second, position=0)
+    QuestionFactory(uid="a-2", topic=first, position=1)
+    QuestionFactory(uid="a-1", topic=first, position=0)
+    QuestionFactory(uid="b-2", topic=second, position=1)
+    assert listed_uids(curator.get(CHANGELIST)) == ["a-1", "a-2", "b-1", "b-2"]
