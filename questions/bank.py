@@ -122,7 +122,22 @@ def read_document(path: Path) -> Document:
 @cache
 def _validator() -> Draft202012Validator:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    # The schema's $refs point into its own $defs and never recurse, so they can be inlined
+    # once here: resolving them per instance took about a third of the time on a large bank.
+    definitions = schema.pop("$defs", {})
+    schema = _inline_refs(schema, definitions)
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline_refs(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    reference = node.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        return _inline_refs(definitions[reference.removeprefix("#/$defs/")], definitions)
+    return {key: _inline_refs(value, definitions) for key, value in node.items()}
 
 
 def json_path(parts: Iterable[str | int]) -> str:
