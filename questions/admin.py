@@ -214,6 +214,12 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
         ),
     ]
 
+    def save_model(self, request: HttpRequest, obj: Question, form: Any, change: bool) -> None:
+        if not change and not form.cleaned_data.get("position"):
+            # A question added by hand goes last in its exam's bank order.
+            obj.position = Question.objects.next_position(obj.topic.exam)
+        super().save_model(request, obj, form, change)
+
     @admin.display(description="Stem")
     def short_stem(self, question: Question) -> str:
         stem = " ".join(question.stem.split())

@@ -12,7 +12,7 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, Value
+from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
@@ -237,6 +237,11 @@ class QuestionQuerySet(models.QuerySet["Question"]):
 
     def for_exam(self, exam: Exam) -> "QuestionQuerySet":
         return self.filter(topic__exam=exam)
+
+    def next_position(self, exam: Exam) -> int:
+        """The position that puts a new question last in its exam. One query."""
+        last = self.for_exam(exam).aggregate(last=Max("position"))["last"]
+        return 0 if last is None else last + 1
 
 
 class Question(models.Model):

@@ -208,6 +208,7 @@ def test_add_a_question_with_options_rationales_and_related(curator):
     assert options[1].rationale.right_when == "The host has no address yet."
     assert list(question.related.all()) == [other]
     assert question.tags == ["dns", "name-resolution"]
+    assert question.position == other.position + 1  # last in its exam
 
 
 def test_edit_page_shows_and_saves_option_rationales(curator):
