@@ -7,6 +7,8 @@ Variables (all optional in development):
   CSRF_TRUSTED_ORIGINS  comma-separated origins with scheme, e.g. https://courseiva.example
   DATABASE_URL          default sqlite:///<project>/db.sqlite3; postgres://... uses psycopg 3.
   CONN_MAX_AGE          seconds to keep database connections, default 0 (60 in production).
+  CACHE_URL             default locmem:// (one cache per process); redis://host:6379/0 shares
+                        one cache between all processes, so an admin's edit shows at once.
   SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE
                         on/off, default on with DEBUG off.
   SECURE_SSL_REDIRECT   on/off, default off: turn on behind a TLS-terminating proxy that sets
@@ -122,6 +124,20 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
         {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
     )
 DATABASES = {"default": _database}
+
+CACHE_URL = env_str("CACHE_URL", "locmem://")
+_cache_scheme = urlsplit(CACHE_URL).scheme
+if _cache_scheme == "locmem":
+    _cache: dict[str, object] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+elif _cache_scheme in {"redis", "rediss"}:
+    _cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+elif _cache_scheme == "dummy":
+    _cache = {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+else:
+    raise ImproperlyConfigured(
+        f"CACHE_URL={CACHE_URL!r}: use locmem://, dummy:// or redis://host:port/db."
+    )
+CACHES = {"default": _cache}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

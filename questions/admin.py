@@ -24,6 +24,7 @@ from questions.models import (
     Topic,
     format_number,
 )
+from questions.pages import forget_exam, forget_questions
 
 
 class TopicInline(admin.TabularInline[Topic, Exam]):
@@ -102,6 +103,7 @@ class ExamAdmin(admin.ModelAdmin[Exam]):
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
+        forget_exam(form.instance.pk)  # every question page shows the exam's and topic's names
         self._warn_about_weights(request, form.instance)
 
     def _warn_about_weights(self, request: HttpRequest, exam: Exam) -> None:
@@ -125,6 +127,10 @@ class TopicAdmin(admin.ModelAdmin[Topic]):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Topic]:
         # Topic.__str__ shows the exam's code: autocompletes list topics through here.
         return super().get_queryset(request).select_related("exam")
+
+    def save_model(self, request: HttpRequest, obj: Topic, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        forget_exam(obj.exam_id)
 
 
 class OptionInline(admin.StackedInline[Option, Question]):
@@ -220,6 +226,19 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
             obj.position = Question.objects.next_position(obj.topic.exam)
         super().save_model(request, obj, form, change)
 
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        # The uid may have been edited: the page under the old one goes too.
+        forget_questions({form.instance.uid, form.initial.get("uid") or form.instance.uid})
+
+    def delete_model(self, request: HttpRequest, obj: Question) -> None:
+        forget_questions([obj.uid])
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
+        forget_questions(queryset.values_list("uid", flat=True))
+        super().delete_queryset(request, queryset)
+
     @admin.display(description="Stem")
     def short_stem(self, question: Question) -> str:
         stem = " ".join(question.stem.split())
@@ -240,17 +259,20 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
 
     @admin.action(description="Publish selected questions")
     def publish(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
+        forget_questions(queryset.values_list("uid", flat=True))
         count = queryset.update(status=Status.PUBLISHED, updated_at=timezone.now())
         self.message_user(request, f"Published {count} question(s).", messages.SUCCESS)
 
     @admin.action(description="Send selected questions to review")
     def send_to_review(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
+        forget_questions(queryset.values_list("uid", flat=True))
         count = queryset.update(status=Status.REVIEW, updated_at=timezone.now())
         self.message_user(request, f"Sent {count} question(s) to review.", messages.SUCCESS)
 
     @admin.action(description="Mark selected questions reviewed today")
     def mark_reviewed_today(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
         today = timezone.localdate()
+        forget_questions(queryset.values_list("uid", flat=True))
         count = queryset.update(reviewed_on=today, updated_at=timezone.now())
         self.message_user(
             request, f"Marked {count} question(s) reviewed on {today:%Y-%m-%d}.", messages.SUCCESS

@@ -35,6 +35,7 @@ from questions.models import (
     option_rule_problems,
     weight_total_problem,
 )
+from questions.pages import forget_questions
 
 FORMAT = "courseiva-bank"
 VERSION = 1
@@ -408,7 +409,10 @@ def import_documents(
         raise BankError(flat)
     merged = [exam for document in documents for exam in document["exams"]]
     with transaction.atomic():
-        return _write(merged, say)
+        summary = _write(merged, say)
+        # Unchanged questions too: their "Go deeper" lists may name a changed one.
+        forget_questions(named_uids(documents))
+        return summary
 
 
 def import_document(document: Document, progress: Progress | None = None) -> ImportSummary:

@@ -4,6 +4,8 @@ Authors are trusted to write content, not markup: whatever the markdown produces
 nh3's allow-list, so no script, style, event handler or `javascript:` link reaches a page.
 """
 
+import re
+
 import markdown as markdown_lib
 import nh3
 from django.utils.safestring import SafeString, mark_safe
@@ -32,3 +34,34 @@ def render_markdown(text: str) -> SafeString:
         strip_comments=True,
     )
     return mark_safe(cleaned)  # noqa: S308 - sanitised by nh3 just above
+
+
+def render_markdown_inline(text: str) -> SafeString:
+    """Like render_markdown, without the paragraph around a one-paragraph text: for option
+    texts, which sit inside a <label> where a <p> does not belong."""
+    html = str(render_markdown(text)).strip()
+    if html.startswith("<p>") and html.endswith("</p>") and html.count("<p>") == 1:
+        html = html[3:-4]
+    return mark_safe(html)  # noqa: S308 - sanitised by render_markdown
+
+
+_FENCE = re.compile(r"```.*?```", re.S)
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LINE_MARKERS = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s?)", re.M)
+_EMPHASIS = re.compile(r"(\*\*|__|\*|_|`)(?=\S)(.+?)(?<=\S)\1")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def quick_snippet(text: str, length: int) -> str:
+    """Plain text from the start of author markdown, without running the markdown renderer:
+    for lists of many questions, where rendering each stem would cost more than the page.
+    The result is plain text; templates escape it."""
+    text = _FENCE.sub(" ", text)
+    text = _LINK.sub(r"\1", text)
+    text = _LINE_MARKERS.sub("", text)
+    text = _EMPHASIS.sub(r"\2", text)
+    text = _TAG.sub("", text)
+    text = " ".join(text.split())
+    if len(text) <= length:
+        return text
+    return text[: length - 1].rsplit(" ", 1)[0].rstrip(",;:.") + "…"

@@ -6,7 +6,9 @@ later form enforce the same thing with the same words.
 """
 
 import re
-from collections.abc import Sequence
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -88,6 +90,35 @@ def option_rule_problems(kind: str, corrects: Sequence[bool]) -> list[str]:
     elif kind == Kind.MULTIPLE and right < 1:
         problems.append("a select-all-that-apply question needs at least one correct option")
     return problems
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The verdict on one answer: which of the chosen options were right, which were wrong,
+    and which correct options were missed."""
+
+    is_correct: bool
+    chosen: frozenset[str]
+    right: frozenset[str]
+    wrong: frozenset[str]
+    missed: frozenset[str]
+
+    @property
+    def correct_count(self) -> int:
+        return len(self.right) + len(self.missed)
+
+
+def grade_answer(correct_keys: Iterable[str], chosen_keys: Iterable[str]) -> Grade:
+    """Right only when exactly the correct options were chosen (no partial credit, as in the
+    real exams)."""
+    correct, chosen = frozenset(correct_keys), frozenset(chosen_keys)
+    return Grade(
+        is_correct=bool(chosen) and chosen == correct,
+        chosen=chosen,
+        right=chosen & correct,
+        wrong=chosen - correct,
+        missed=correct - chosen,
+    )
 
 
 def weight_total_problem(weights: Sequence[Decimal]) -> str | None:
@@ -317,9 +348,24 @@ class Question(models.Model):
     def is_published(self) -> bool:
         return self.status == Status.PUBLISHED
 
+    def check_answer(self, chosen_keys: Iterable[str]) -> Grade:
+        """Grade an answer given as option keys. Costs one query (the correct options' keys).
+
+        The keys must already be validated as this question's (the answer form does that).
+        """
+        correct = self.options.filter(is_correct=True).values_list("key", flat=True)
+        return grade_answer(correct, chosen_keys)
+
+
+def new_option_key() -> str:
+    return secrets.token_urlsafe(6)
+
 
 class Option(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="options")
+    # The value an answer form posts: random, so that neither ids nor their order say which
+    # option is correct.
+    key = models.CharField(max_length=16, default=new_option_key, editable=False)
     position = models.PositiveSmallIntegerField(default=0)
     text = models.TextField(help_text="Markdown.")
     is_correct = models.BooleanField("correct", default=False)
@@ -328,6 +374,10 @@ class Option(models.Model):
         # No unique (question, position): the admin lets curators swap two positions in one
         # save, which a unique constraint would reject half-way through.
         ordering = ["position", "id"]
+        constraints = [
+            # Its index also serves "the options of this question" (question_id comes first).
+            models.UniqueConstraint(fields=["question", "key"], name="option_unique_key"),
+        ]
 
     def __str__(self) -> str:
         return self.text[:80]

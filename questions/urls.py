@@ -4,5 +4,7 @@ from questions import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("exams/<slug:exam_slug>/", views.exam_detail, name="exam_detail"),
+    path("exams/<slug:exam_slug>/<slug:topic_slug>/", views.topic_detail, name="topic_detail"),
     path("questions/<slug:uid>/", views.question_detail, name="question_detail"),
 ]

@@ -14,3 +14,13 @@ def pytest_report_header(config):
     return (
         f"database: {database['ENGINE'].rsplit('.', 1)[-1]} {database.get('HOST') or ''}".rstrip()
     )
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    # Question pages are cached by uid; tests reuse uids, so each starts with an empty cache.
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

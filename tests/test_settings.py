@@ -21,7 +21,7 @@ def start(**variables: str) -> subprocess.CompletedProcess[str]:
         key: value
         for key, value in os.environ.items()
         if key not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL",
-                       "CSRF_TRUSTED_ORIGINS", "CONN_MAX_AGE"}
+                       "CSRF_TRUSTED_ORIGINS", "CONN_MAX_AGE", "CACHE_URL", "LOG_LEVEL"}
     }  # fmt: skip
     env.update(variables)
     return subprocess.run(
@@ -55,6 +55,8 @@ def test_debug_on_needs_nothing_else():
         ({"CONN_MAX_AGE": "forever"}, "CONN_MAX_AGE='forever' is not a whole number"),
         ({"CSRF_TRUSTED_ORIGINS": "courseiva.example"}, "CSRF_TRUSTED_ORIGINS"),
         ({"ALLOWED_HOSTS": "a,,b"}, "ALLOWED_HOSTS"),
+        ({"CACHE_URL": "memcached://x"}, "CACHE_URL='memcached://x'"),
+        ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL='LOUD'"),
     ],
 )
 def test_bad_values_stop_start_up_naming_the_variable(variables, message):

@@ -1,7 +1,10 @@
+from decimal import Decimal
+
 from django import template
 from django.utils.safestring import SafeString
 
 from questions.markup import render_markdown
+from questions.models import format_number
 
 register = template.Library()
 
@@ -10,3 +13,9 @@ register = template.Library()
 def markdown_filter(text: str) -> SafeString:
     """`{{ question.stem|markdown }}`: author markdown, rendered and sanitised."""
     return render_markdown(text)
+
+
+@register.filter(name="number")
+def number_filter(value: Decimal | None) -> str:
+    """`{{ topic.weight|number }}`: 70 for 70.00, 62.5 for 62.50."""
+    return "" if value is None else format_number(Decimal(value))

@@ -28,7 +28,9 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if Path(CHROMIUM).exists() or shutil.which(CHROMIUM):
         return
-    skip = pytest.mark.skip(reason=f"{CHROMIUM} not found: `make test` installs Debian's chromium")
+    skip = pytest.mark.skip(
+        reason=f"{CHROMIUM} not found: install Debian's chromium (scripts/ensure-chromium as root)"
+    )
     for item in items:
         if "tests/browser" in str(item.fspath):
             item.add_marker(skip)

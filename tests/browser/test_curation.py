@@ -81,13 +81,3 @@ def test_curator_imports_a_bank_and_sees_problems_of_a_broken_one(page, tmp_path
     expect(page.locator(".messagelist")).to_contain_text("Questions: 8 created")
     expect(page.get_by_role("link", name="cmle-0001")).to_be_visible()
     assert Question.objects.count() == 8
-
-
-def test_visitor_reads_a_published_question_on_a_phone(page):
-    question = QuestionFactory(uid="sec-0001", stem="Which control stops **credential stuffing**?")
-    page.set_viewport_size({"width": 390, "height": 800})
-    page.goto(question.get_absolute_url())
-    expect(page.locator(".stem strong")).to_have_text("credential stuffing")
-    expect(page.locator(".options li")).to_have_count(3)
-    # Readable on a phone: nothing wider than the screen.
-    assert page.evaluate("document.documentElement.scrollWidth") <= 390

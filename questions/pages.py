@@ -1,0 +1,219 @@
+"""What a public question page shows, rendered once and cached.
+
+A question changes only when a curator edits it, so its page content (markdown already turned
+into safe HTML, options, rationales, related questions) is built with three queries and kept
+in the cache for `CACHE_SECONDS`. Every write path (admin, importer) calls `forget_questions`
+after its transaction commits: with a shared cache (Redis through CACHE_URL) every server
+process sees the edit at once; with the default per-process cache the other processes see it
+when their copy expires.
+
+The snapshot holds which options are correct: it stays on the server, and templates show that
+part only in the result, after a valid answer.
+"""
+
+import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db import transaction
+from django.utils.safestring import SafeString
+
+from questions.markup import quick_snippet, render_markdown, render_markdown_inline
+from questions.models import (
+    Grade,
+    Kind,
+    Option,
+    Question,
+    Rationale,
+    RelatedQuestion,
+    Status,
+    grade_answer,
+)
+
+CACHE_SECONDS = 60
+CACHE_PREFIX = "question-page:v1:"
+MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
+
+
+@dataclass(frozen=True)
+class OptionView:
+    key: str
+    text_html: SafeString
+    is_correct: bool
+    why_html: SafeString
+    tempting_html: SafeString
+    right_when_html: SafeString
+
+
+@dataclass(frozen=True)
+class RelatedView:
+    uid: str
+    snippet: str
+
+
+@dataclass(frozen=True)
+class Reference:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
+class QuestionPage:
+    uid: str
+    status: str
+    kind: str
+    exam_slug: str
+    exam_code: str
+    exam_title: str
+    topic_slug: str
+    topic_title: str
+    snippet: str
+    stem_html: SafeString
+    trap_html: SafeString
+    explanation_html: SafeString
+    options: tuple[OptionView, ...]
+    related: tuple[RelatedView, ...]
+    author: str
+    reviewed_on: datetime.date | None
+    references: tuple[Reference, ...]
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == Status.PUBLISHED
+
+    @property
+    def is_multiple(self) -> bool:
+        return self.kind == Kind.MULTIPLE
+
+    @property
+    def status_label(self) -> str:
+        return Status(self.status).label
+
+    @property
+    def option_keys(self) -> frozenset[str]:
+        return frozenset(option.key for option in self.options)
+
+    def grade(self, chosen_keys: Iterable[str]) -> Grade:
+        return grade_answer((o.key for o in self.options if o.is_correct), chosen_keys)
+
+    def breakdown(self, grade: Grade) -> list["OptionResult"]:
+        return [
+            OptionResult(
+                option=option,
+                letter=letter_for(index),
+                chosen=option.key in grade.chosen,
+                missed=option.key in grade.missed,
+            )
+            for index, option in enumerate(self.options)
+        ]
+
+
+@dataclass(frozen=True)
+class OptionResult:
+    option: OptionView
+    letter: str
+    chosen: bool
+    missed: bool
+
+    @property
+    def state(self) -> str:
+        """right (chosen, correct), wrong (chosen, not correct), missed (correct, not chosen),
+        or other."""
+        if self.chosen:
+            return "right" if self.option.is_correct else "wrong"
+        return "missed" if self.missed else "other"
+
+
+def letter_for(index: int) -> str:
+    return "ABCDEFGH"[index]
+
+
+def question_page(uid: str) -> QuestionPage | None:
+    """The page content of question `uid` (any status), or None when there is no such
+    question. Three queries on a cache miss, none on a hit."""
+    key = CACHE_PREFIX + uid
+    cached = cache.get(key)
+    if cached is None:
+        cached = build_question_page(uid) or MISSING
+        cache.set(key, cached, CACHE_SECONDS)
+    return None if cached == MISSING else cached
+
+
+def build_question_page(uid: str) -> QuestionPage | None:
+    question = Question.objects.select_related("topic__exam").filter(uid=uid).first()
+    if question is None:
+        return None
+    options = [
+        OptionView(
+            key=option.key,
+            text_html=render_markdown_inline(option.text),
+            is_correct=option.is_correct,
+            why_html=render_markdown(rationale.why),
+            tempting_html=render_markdown(rationale.tempting_because),
+            right_when_html=render_markdown(rationale.right_when),
+        )
+        for option in question.options.select_related("rationale").order_by("position", "id")
+        for rationale in [_rationale_of(option)]
+    ]
+    related = [
+        RelatedView(uid=link.to_question.uid, snippet=quick_snippet(link.to_question.stem, 120))
+        for link in RelatedQuestion.objects.filter(
+            from_question=question, to_question__status=Status.PUBLISHED
+        )
+        .select_related("to_question")
+        .order_by("position", "id")
+    ]
+    exam, topic = question.topic.exam, question.topic
+    return QuestionPage(
+        uid=question.uid,
+        status=question.status,
+        kind=question.kind,
+        exam_slug=exam.slug,
+        exam_code=exam.code,
+        exam_title=exam.title,
+        topic_slug=topic.slug,
+        topic_title=topic.title,
+        snippet=quick_snippet(question.stem, 155),
+        stem_html=render_markdown(question.stem),
+        trap_html=render_markdown(question.trap),
+        explanation_html=render_markdown(question.explanation),
+        options=tuple(options),
+        related=tuple(related),
+        author=question.author,
+        reviewed_on=question.reviewed_on,
+        references=tuple(
+            Reference(title=str(ref.get("title", "")), url=str(ref.get("url", "")))
+            for ref in question.references
+            if isinstance(ref, dict)
+        ),
+    )
+
+
+def _rationale_of(option: Option) -> Rationale:
+    # Every write path gives each option a rationale; an empty one keeps a page up regardless.
+    try:
+        return option.rationale
+    except Rationale.DoesNotExist:
+        return Rationale(option=option, why="")
+
+
+def forget_questions(uids: Iterable[str]) -> None:
+    """Drop the cached pages of these questions and of the questions that link to them (their
+    "Go deeper" lists show these), once the current transaction commits: dropping earlier would
+    let a concurrent request cache the old rows again. One query, for the linking questions."""
+    uids = set(uids)
+    if not uids:
+        return
+    linking = set(
+        RelatedQuestion.objects.filter(to_question__uid__in=uids).values_list(
+            "from_question__uid", flat=True
+        )
+    )
+    keys = [CACHE_PREFIX + uid for uid in uids | linking]
+    transaction.on_commit(lambda: cache.delete_many(keys))
+
+
+def forget_exam(exam_id: int) -> None:
+    """After an exam or topic edit: every page of the exam shows its names."""
+    forget_questions(Question.objects.filter(topic__exam_id=exam_id).values_list("uid", flat=True))
