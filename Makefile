@@ -6,9 +6,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8000
+HOST ?= 0.0.0.0
 WEB_CONCURRENCY ?= 3
+# gunicorn's access log ("-": stdout); empty turns it off (the HTTP benchmark does).
+ACCESS_LOG ?= -
 
-.PHONY: help venv install run serve test test-postgres lint format seed bench clean
+.PHONY: help venv install run serve test lint format seed bench clean
 
 help:
 	@echo "make run     create .venv, install, migrate, load demo data, serve on http://127.0.0.1:8000"
@@ -46,8 +49,9 @@ serve: $(STAMP)
 	DEBUG=0 $(PY) manage.py check --deploy --fail-level ERROR
 	DEBUG=0 $(PY) manage.py migrate --noinput
 	DEBUG=0 $(PY) manage.py collectstatic --noinput --verbosity 0
-	DEBUG=0 exec $(VENV)/bin/gunicorn courseiva.wsgi --bind 0.0.0.0:$(PORT) \
-		--workers $(WEB_CONCURRENCY) --access-logfile - --forwarded-allow-ips '*'
+	DEBUG=0 exec $(VENV)/bin/gunicorn courseiva.wsgi --bind $(HOST):$(PORT) \
+		--workers $(WEB_CONCURRENCY) $(if $(ACCESS_LOG),--access-logfile $(ACCESS_LOG)) \
+		--forwarded-allow-ips '*'
 
 # Browser tests run when /usr/bin/chromium is there and are reported skipped otherwise;
 # `.ci/run` installs it first.
@@ -65,6 +69,7 @@ format: $(STAMP)
 
 bench: $(STAMP)
 	DEBUG=1 $(PY) bench/import_bank.py
+	$(PY) bench/http_pages.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache

@@ -380,7 +380,7 @@ def run_child(backend: str, questions: int) -> Result | None:
             "--result-file", str(result_file),
         ]  # fmt: skip
         sys.stdout.flush()  # what this process printed comes before the child's output
-        completed = subprocess.run(command, check=False, cwd=PROJECT_ROOT)  # noqa: S603
+        completed = subprocess.run(command, check=False, cwd=PROJECT_ROOT)
         if completed.returncode != 0 or not result_file.exists():
             print(f"{backend:<8} FAILED (exit status {completed.returncode})")
             return None

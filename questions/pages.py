@@ -12,6 +12,7 @@ part only in the result, after a valid answer.
 """
 
 import datetime
+import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -60,6 +61,9 @@ class Reference:
 
 @dataclass(frozen=True)
 class QuestionPage:
+    # New at every build: keys the rendered HTML cached from this snapshot, so that dropping
+    # the snapshot (forget_questions) retires every rendering of it too.
+    version: str
     uid: str
     status: str
     kind: str
@@ -166,6 +170,7 @@ def build_question_page(uid: str) -> QuestionPage | None:
     ]
     exam, topic = question.topic.exam, question.topic
     return QuestionPage(
+        version=secrets.token_hex(8),
         uid=question.uid,
         status=question.status,
         kind=question.kind,

@@ -174,3 +174,39 @@ def test_check_answer_on_the_model_grades_by_option_keys(multiple):
     assert partial.wrong == {wrong[0]}
     assert partial.missed == {right[1]}
     assert not multiple.check_answer([]).is_correct
+
+
+def test_visitors_share_one_rendering_but_each_gets_a_working_csrf_token(single):
+    from django.test import Client
+
+    first, second = Client(enforce_csrf_checks=True), Client(enforce_csrf_checks=True)
+    tokens = []
+    for client in (first, second):
+        text = client.get(single.get_absolute_url()).text
+        tokens.append(re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', text).group(1))
+    assert tokens[0] != tokens[1]
+    assert "csrf-token-slot" not in text
+    key = single.options.get(is_correct=True).key
+    for client, token in zip((first, second), tokens, strict=True):
+        response = client.post(
+            single.get_absolute_url(), {"choice": key, "csrfmiddlewaretoken": token}
+        )
+        assert response.status_code == 200
+        assert "Correct" in response.text
+
+
+def test_signed_in_staff_get_their_own_rendering(client, single):
+    client.get(single.get_absolute_url())  # the shared rendering is cached
+    client.force_login(StaffFactory())
+    assert ">Curate</a>" in client.get(single.get_absolute_url()).text
+
+
+def test_the_shared_rendering_is_reused_except_for_visitors_with_messages(client, single):
+    client.get(single.get_absolute_url())
+    again = client.get(single.get_absolute_url())
+    assert again.status_code == 200
+    assert again.templates == []  # served from the cached rendering
+    client.cookies["messages"] = "x"
+    own = client.get(single.get_absolute_url())
+    assert own.status_code == 200
+    assert own.templates[0].name == "questions/question.html"

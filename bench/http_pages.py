@@ -1,0 +1,294 @@
+"""HTTP benchmark of the public pages, against the production-like server (`make serve`).
+
+    .venv/bin/python bench/http_pages.py [--questions 5000] [--seconds 5]
+
+Seeds a throwaway SQLite database with a generated bank, starts `make serve` on a free
+loopback port (DEBUG off, gunicorn, no access log), and loads it with wrk (Debian's package;
+installed with apt when missing and we are root) at 16 and 64 connections. For /healthz, the
+catalog, a topic page, question pages and the answer POST it prints requests per second and
+p50/p99 latency, each with its ratio to /healthz measured in the same run at the same
+concurrency. The machine is shared and noisy: read the ratios, not the absolute figures. It
+only prints; it never fails on time.
+"""
+
+import argparse
+import http.cookiejar
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+BENCH_DIR = Path(__file__).resolve().parent
+ROTATE = 100  # question pages cycled through, so that no single cached entry is measured
+
+
+@dataclass
+class Target:
+    name: str
+    path: str
+    script: str = ""  # a wrk Lua script: rotating URLs or a POST
+
+
+@dataclass
+class Figures:
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+
+
+def ensure_wrk() -> str:
+    found = shutil.which("wrk")
+    if found:
+        return found
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print("Installing wrk (Debian package)")
+        apt = shutil.which("apt-get") or "apt-get"
+        subprocess.run([apt, "install", "-y", "-qq", "wrk"], check=False, stdout=subprocess.DEVNULL)
+        found = shutil.which("wrk")
+    if not found:
+        sys.exit("wrk is not installed: apt-get install wrk")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def seed(env: dict[str, str], questions: int) -> None:
+    """Migrate the throwaway database and import a generated bank, in a child process: the
+    measuring process stays free of Django."""
+    subprocess.run(
+        [sys.executable, __file__, "--child", "seed", "--questions", str(questions)],
+        env=env,
+        cwd=PROJECT_ROOT,
+        check=True,
+    )
+
+
+def child(action: str, questions: int) -> None:
+    """The parts that need Django, run in the server's environment."""
+    sys.path[:0] = [str(PROJECT_ROOT), str(BENCH_DIR)]
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.urls import reverse
+
+    from questions.models import Question, Topic
+
+    if action == "seed":
+        from import_bank import make_document
+
+        from questions.bank import import_document
+
+        call_command("migrate", verbosity=0)
+        print("seeded:", "; ".join(import_document(make_document(questions)).lines()))
+        return
+    topic = Topic.objects.select_related("exam").order_by("position").first()
+    assert topic is not None
+    print(reverse("topic_detail", args=[topic.exam.slug, topic.slug]))
+    for question in Question.objects.published().order_by("position")[:ROTATE]:
+        print(question.get_absolute_url())
+
+
+def start_server(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        ["make", "--no-print-directory", "serve"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # so that the whole gunicorn tree can be stopped at the end
+    )
+
+
+def wait_ready(base: str, server: subprocess.Popen[bytes], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            sys.exit("`make serve` exited before it answered: run it by hand to see why")
+        try:
+            with urllib.request.urlopen(base + "/readyz", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    sys.exit(f"the server did not become ready within {timeout:.0f} s")
+
+
+def sample_paths(env: dict[str, str]) -> tuple[str, list[str]]:
+    """A topic page and ROTATE published question paths, read from the seeded database."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", "sample"],
+        env=env,
+        cwd=PROJECT_ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return out[0], out[1:]
+
+
+def answer_request(base: str, path: str) -> tuple[str, str]:
+    """GET the question as a browser would, then build the POST of its first option: the
+    body and the Cookie header. Checks that the POST really answers (200, a result)."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    html = opener.open(base + path).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    choice = re.search(r'name="choice" value="([^"]+)"', html)
+    if not token or not choice:
+        sys.exit(f"could not find the answer form on {path}")
+    body = urllib.parse.urlencode(
+        {"csrfmiddlewaretoken": token.group(1), "choice": choice.group(1)}
+    )
+    cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
+    check = urllib.request.Request(
+        base + path, data=body.encode(), headers={"Cookie": cookie}, method="POST"
+    )
+    with opener.open(check) as response:
+        if response.status != 200 or 'id="result"' not in response.read().decode():
+            sys.exit("the answer POST did not return a result: the benchmark would be wrong")
+    return body, cookie
+
+
+def lua_rotate(paths: list[str]) -> str:
+    items = ", ".join(f'"{p}"' for p in paths)
+    return (
+        f"local paths = {{{items}}}\nlocal i = 0\n"
+        "request = function()\n  i = i % #paths + 1\n"
+        "  return wrk.format('GET', paths[i])\nend\n"
+    )
+
+
+def lua_post(body: str, cookie: str) -> str:
+    return (
+        'wrk.method = "POST"\n'
+        f'wrk.body = "{body}"\n'
+        'wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n'
+        f'wrk.headers["Cookie"] = "{cookie}"\n'
+    )
+
+
+def to_ms(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", value).groups()  # type: ignore[union-attr]
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def run_wrk(
+    wrk: str, base: str, target: Target, connections: int, seconds: int, workdir: Path
+) -> Figures:
+    command = [wrk, "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s"]
+    if target.script:
+        script = workdir / f"{re.sub(r'\\W+', '-', target.name)}.lua"
+        script.write_text(target.script)
+        command += ["-s", str(script)]
+    out = subprocess.run(
+        [*command, base + target.path], capture_output=True, text=True, check=True
+    ).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    p50 = to_ms(re.search(r"\s50%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
+    p99 = to_ms(re.search(r"\s99%\s+(\S+)", out).group(1))  # type: ignore[union-attr]
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    socket_errors = re.search(r"Socket errors: (.*)", out)
+    count = int(errors.group(1)) if errors else 0
+    if socket_errors:
+        print(f"   note: {target.name} at {connections}: socket errors {socket_errors.group(1)}")
+    return Figures(rps, p50, p99, count)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--questions", type=int, default=5000, help="bank size (default 5000)")
+    parser.add_argument("--seconds", type=int, default=5, help="wrk duration per run")
+    parser.add_argument("--connections", type=int, nargs="+", default=[16, 64])
+    parser.add_argument("--child", choices=["seed", "sample"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.questions)
+        return 0
+    if args.questions < ROTATE or args.seconds < 1:
+        parser.error(f"--questions must be at least {ROTATE} and --seconds at least 1")
+    wrk = ensure_wrk()
+    with tempfile.TemporaryDirectory(prefix="courseiva-http-") as tmp:
+        workdir = Path(tmp)
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "courseiva.settings",
+            "DATABASE_URL": f"sqlite:///{workdir / 'bench.sqlite3'}",
+            "DEBUG": "0",
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "SESSION_COOKIE_SECURE": "0",
+            "CSRF_COOKIE_SECURE": "0",
+            "PORT": str(port),
+            "HOST": "127.0.0.1",
+            "ACCESS_LOG": "",
+            "LOG_LEVEL": "WARNING",
+        }
+        env.pop("CACHE_URL", None)
+        print(
+            f"HTTP benchmark: {args.questions:,} questions, wrk {args.seconds} s per run, "
+            f"connections {args.connections}, {os.cpu_count()} CPUs"
+        )
+        seed(env, args.questions)
+        server = start_server(env)
+        try:
+            wait_ready(base, server)
+            topic_path, question_paths = sample_paths(env)
+            body, cookie = answer_request(base, question_paths[0])
+            targets = [
+                Target("/healthz", "/healthz"),
+                Target("catalog /", "/"),
+                Target("topic page", topic_path),
+                Target(
+                    f"question page ({len(question_paths)} rotating)",
+                    question_paths[0],
+                    lua_rotate(question_paths),
+                ),
+                Target("answer POST", question_paths[0], lua_post(body, cookie)),
+            ]
+            # Warm every process's cache and Python, as a server in service would be.
+            for target in targets:
+                run_wrk(wrk, base, target, 8, 1, workdir)
+            print(
+                f"\n{'endpoint':<32}{'conns':>6}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+                f"{'x healthz':>11}"
+            )
+            for connections in args.connections:
+                baseline = None
+                for target in targets:
+                    figures = run_wrk(wrk, base, target, connections, args.seconds, workdir)
+                    baseline = baseline or figures.rps
+                    flag = f"  ({figures.errors} non-2xx!)" if figures.errors else ""
+                    print(
+                        f"{target.name:<32}{connections:>6}{figures.rps:>10,.0f}"
+                        f"{figures.p50_ms:>9.2f}{figures.p99_ms:>9.2f}"
+                        f"{figures.rps / baseline:>11.2f}{flag}"
+                    )
+            print("\nTargets: question page >= 0.5 x healthz, answer POST >= 0.3 x healthz.")
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
