@@ -4,6 +4,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -232,12 +233,22 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
         forget_questions({form.instance.uid, form.initial.get("uid") or form.instance.uid})
 
     def delete_model(self, request: HttpRequest, obj: Question) -> None:
-        forget_questions([obj.uid])
-        super().delete_model(request, obj)
+        with transaction.atomic():
+            forget_questions([obj.uid])  # before: the links to it go with it
+            super().delete_model(request, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
-        forget_questions(queryset.values_list("uid", flat=True))
-        super().delete_queryset(request, queryset)
+        with transaction.atomic():
+            forget_questions(queryset.values_list("uid", flat=True))
+            super().delete_queryset(request, queryset)
+
+    @staticmethod
+    def _update(queryset: QuerySet[Question], **values: Any) -> int:
+        """Bulk-update the selected questions and drop their cached pages once committed."""
+        with transaction.atomic():
+            count = queryset.update(**values)
+            forget_questions(queryset.values_list("uid", flat=True))
+        return count
 
     @admin.display(description="Stem")
     def short_stem(self, question: Question) -> str:
@@ -259,21 +270,18 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
 
     @admin.action(description="Publish selected questions")
     def publish(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
-        forget_questions(queryset.values_list("uid", flat=True))
-        count = queryset.update(status=Status.PUBLISHED, updated_at=timezone.now())
+        count = self._update(queryset, status=Status.PUBLISHED, updated_at=timezone.now())
         self.message_user(request, f"Published {count} question(s).", messages.SUCCESS)
 
     @admin.action(description="Send selected questions to review")
     def send_to_review(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
-        forget_questions(queryset.values_list("uid", flat=True))
-        count = queryset.update(status=Status.REVIEW, updated_at=timezone.now())
+        count = self._update(queryset, status=Status.REVIEW, updated_at=timezone.now())
         self.message_user(request, f"Sent {count} question(s) to review.", messages.SUCCESS)
 
     @admin.action(description="Mark selected questions reviewed today")
     def mark_reviewed_today(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
         today = timezone.localdate()
-        forget_questions(queryset.values_list("uid", flat=True))
-        count = queryset.update(reviewed_on=today, updated_at=timezone.now())
+        count = self._update(queryset, reviewed_on=today, updated_at=timezone.now())
         self.message_user(
             request, f"Marked {count} question(s) reviewed on {today:%Y-%m-%d}.", messages.SUCCESS
         )

@@ -288,3 +288,14 @@ def test_the_result_is_valid_json_free_html(client, single):
     assert "application/json" not in text
     with pytest.raises(json.JSONDecodeError):
         json.loads(text)
+
+
+def test_deleting_in_the_admin_removes_the_page_at_once(client, django_capture_on_commit_callbacks):
+    question = QuestionFactory()
+    assert client.get(question.get_absolute_url()).status_code == 200
+    staff = Client()
+    staff.force_login(StaffFactory())
+    url = reverse("admin:questions_question_delete", args=[question.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert staff.post(url, {"post": "yes"}).status_code == 302
+    assert client.get(question.get_absolute_url()).status_code == 404
