@@ -14,10 +14,16 @@ Variables (all optional in development):
   SECURE_SSL_REDIRECT   on/off, default off: turn on behind a TLS-terminating proxy that sets
                         X-Forwarded-Proto.
   LOG_LEVEL             DEBUG, INFO (default), WARNING, ERROR.
+  EMAIL_URL             default console:// (mail printed to the console); smtp://user:pass@host:587
+                        (STARTTLS) or smtps://user:pass@host:465 (TLS).
+  DEFAULT_FROM_EMAIL    sender of password-reset mail, default Courseiva <noreply@localhost>.
+  AXES_FAILURE_LIMIT    failed sign-ins (per account, per address) before a lock, default 5.
+  AXES_COOLOFF_MINUTES  how long a lock lasts, default 15.
 """
 
+from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import dj_database_url
 import django_stubs_ext
@@ -62,6 +68,8 @@ if not DEBUG:
         )
 
 INSTALLED_APPS = [
+    # progress first: its User model and templates (registration/) take precedence.
+    "progress",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -69,8 +77,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "questions",
-    "progress",
 ]
 
 MIDDLEWARE = [
@@ -84,6 +92,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "courseiva.urls"
@@ -138,6 +148,57 @@ else:
         f"CACHE_URL={CACHE_URL!r}: use locmem://, dummy:// or redis://host:port/db."
     )
 CACHES = {"default": _cache}
+
+AUTH_USER_MODEL = "progress.User"
+AUTHENTICATION_BACKENDS = [
+    # Counts failed sign-ins and refuses locked accounts and addresses before anything else.
+    "axes.backends.AxesStandaloneBackend",
+    "progress.auth.UsernameOrEmailBackend",
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "progress_home"
+LOGOUT_REDIRECT_URL = "home"
+
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
+# A list of single parameters: too many failures for one account, or from one address, locks.
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
+
+EMAIL_URL = env_str("EMAIL_URL", "console://")
+_email = urlsplit(EMAIL_URL)
+_mail_backends = {
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "locmem": "django.core.mail.backends.locmem.EmailBackend",
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+    "smtps": "django.core.mail.backends.smtp.EmailBackend",
+}
+if _email.scheme not in _mail_backends:
+    raise ImproperlyConfigured(
+        f"EMAIL_URL={EMAIL_URL!r}: use console://, smtp://user:password@host:587 "
+        "or smtps://user:password@host:465."
+    )
+_mailer: dict[str, object] = {"BACKEND": _mail_backends[_email.scheme]}
+if _email.scheme in {"smtp", "smtps"}:
+    try:
+        _port = _email.port or (465 if _email.scheme == "smtps" else 587)
+    except ValueError:
+        raise ImproperlyConfigured(f"EMAIL_URL={EMAIL_URL!r} has a bad port.") from None
+    if not _email.hostname:
+        raise ImproperlyConfigured(f"EMAIL_URL={EMAIL_URL!r} names no host.")
+    _mailer["OPTIONS"] = {
+        "host": _email.hostname,
+        "port": _port,
+        "username": unquote(_email.username or ""),
+        "password": unquote(_email.password or ""),
+        "use_ssl": _email.scheme == "smtps",
+        "use_tls": _email.scheme == "smtp" and _port != 25,
+        "timeout": 10,
+    }
+MAILERS = {"default": _mailer}
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Courseiva <noreply@localhost>")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -11,6 +11,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),
+    path("accounts/", include("progress.accounts_urls")),
+    path("progress/", include("progress.urls")),
     path("", include("questions.urls")),
 ]
 

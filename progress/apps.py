@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class ProgressConfig(AppConfig):
     name = "progress"
     verbose_name = "Learner progress"
+
+    def ready(self) -> None:
+        from progress.learner_page import LearnerQuestionPage
+        from questions import extensions
+
+        extensions.register(LearnerQuestionPage())

@@ -1,1 +1,288 @@
-# The learner's side (attempts, quizzes, readiness) arrives with the learners issue.
+"""The learner's side: accounts, recorded attempts, practice quizzes, bookmarks, notes and
+problem reports. Everything here belongs to one learner, and every view reaches it through
+that learner (see `progress.views` and its access helpers)."""
+
+import secrets
+from datetime import datetime, timedelta
+
+from django.contrib.auth.models import AbstractUser
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q
+from django.db.models.functions import Lower
+from django.urls import reverse
+from django.utils import timezone
+
+from questions.models import Exam, Grade, Question, Topic
+from questions.pages import QuestionPage
+
+# Time on one question beyond this is a learner who walked away, not one who was thinking.
+MAX_TIME_SPENT = timedelta(hours=2)
+# The group that carries the instructor role (created with its permission by a migration).
+INSTRUCTORS_GROUP = "Instructors"
+
+
+def new_code() -> str:
+    return secrets.token_urlsafe(9)
+
+
+class User(AbstractUser):
+    """A learner; instructors and admins too. Roles are groups and permissions: the
+    Instructors group carries `progress.instruct`, which only an admin can grant."""
+
+    class Meta(AbstractUser.Meta):
+        swappable = "AUTH_USER_MODEL"
+        permissions = [("instruct", "Can follow cohorts of learners as an instructor")]
+        constraints = [
+            # Sign-in by e-mail needs e-mails to be unique, whatever their case.
+            models.UniqueConstraint(
+                Lower("email"), condition=~Q(email=""), name="user_email_unique_ci"
+            ),
+        ]
+
+    @property
+    def is_instructor(self) -> bool:
+        return self.has_perm("progress.instruct")
+
+
+class Selection(models.TextChoices):
+    ANY = "any", "Any questions"
+    UNANSWERED = "unanswered", "Not yet answered"
+    WRONG = "wrong", "Answered wrong before"
+    BOOKMARKED = "bookmarked", "Bookmarked"
+
+
+class Source(models.TextChoices):
+    PAGE = "page", "Question page"
+    QUIZ = "quiz", "Practice quiz"
+    MOCK = "mock", "Mock exam"
+
+
+class Quiz(models.Model):
+    """A practice session: a fixed list of questions (QuizItem), answered one at a time."""
+
+    code = models.CharField(max_length=20, unique=True, default=new_code, editable=False)
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="quizzes")
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
+    topic = models.ForeignKey(
+        Topic, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        help_text="Empty for a mixed quiz over every topic of the exam.",
+    )  # fmt: skip
+    selection = models.CharField(max_length=12, choices=Selection.choices, default=Selection.ANY)
+    retry_of = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "quizzes"
+        indexes = [
+            # "Your quizzes in progress" on the learner's pages.
+            models.Index(fields=["learner", "finished_at"], name="quiz_learner_open"),
+        ]
+
+    def __str__(self) -> str:
+        where = self.topic.title if self.topic_id and self.topic else "all topics"
+        return f"Quiz {self.code} ({where})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("quiz", args=[self.code])
+
+    @property
+    def title(self) -> str:
+        return self.topic.title if self.topic else f"{self.exam.code}: all topics"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.finished_at is not None
+
+
+class QuizItem(models.Model):
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    # A question deleted later leaves the item (and its attempt) in place, unanswerable.
+    question = models.ForeignKey(
+        Question, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # When the question was first shown: the start of the time spent on it.
+    served_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            # Its index also serves "the items of this quiz, in order".
+            models.UniqueConstraint(fields=["quiz", "position"], name="quiz_item_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quiz.code} #{self.position + 1}"
+
+
+class AttemptQuerySet(models.QuerySet["Attempt"]):
+    def for_learner(self, learner: User) -> "AttemptQuerySet":
+        return self.filter(learner=learner)
+
+    def record(
+        self,
+        *,
+        learner: User,
+        page: QuestionPage,
+        grade: Grade,
+        source: str,
+        served_at: datetime | None = None,
+        quiz_item: "QuizItem | None" = None,
+        nonce: str = "",
+    ) -> tuple["Attempt", bool]:
+        """Record an answer exactly once; returns (attempt, created). A second post of the same
+        quiz item or the same served page (double click, resubmitted form, two tabs) hits a
+        unique constraint and gets the attempt recorded first, on SQLite and PostgreSQL alike.
+        Three queries: savepoint, insert, release (a duplicate: a rollback and a select)."""
+        now = timezone.now()
+        spent = now - served_at if served_at else None
+        if spent is not None and (spent < timedelta(0) or spent > MAX_TIME_SPENT):
+            spent = None  # a clock oddity or a learner who walked away: not a measurement
+        chosen = [
+            {"key": option.key, "text": option.text, "correct": option.is_correct}
+            for option in page.options
+            if option.key in grade.chosen
+        ]
+        try:
+            with transaction.atomic():
+                attempt = self.create(
+                    learner=learner,
+                    question_id=page.question_id,
+                    question_uid=page.uid,
+                    exam_id=page.exam_id,
+                    topic_id=page.topic_id,
+                    chosen=chosen,
+                    is_correct=grade.is_correct,
+                    time_spent=spent,
+                    source=source,
+                    quiz_item=quiz_item,
+                    serve_nonce=nonce,
+                    answered_at=now,
+                )
+        except IntegrityError:
+            if quiz_item is not None:
+                return self.get(quiz_item=quiz_item), False
+            if nonce:
+                return self.get(learner=learner, serve_nonce=nonce), False
+            raise
+        return attempt, True
+
+
+class Attempt(models.Model):
+    """One answer. It keeps what was chosen as it was shown then (option texts and which were
+    correct), so editing or deleting the question later changes nothing here."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="attempts")
+    question = models.ForeignKey(
+        Question, on_delete=models.SET_NULL, null=True, blank=True, related_name="attempts"
+    )
+    question_uid = models.CharField(max_length=80)
+    exam = models.ForeignKey(Exam, on_delete=models.SET_NULL, null=True, related_name="+")
+    topic = models.ForeignKey(Topic, on_delete=models.SET_NULL, null=True, related_name="+")
+    # [{"key": ..., "text": ..., "correct": bool}] for each chosen option.
+    chosen = models.JSONField()
+    is_correct = models.BooleanField()
+    time_spent = models.DurationField(null=True, blank=True)
+    source = models.CharField(max_length=8, choices=Source.choices)
+    # Exactly once: a quiz item takes one attempt; a question page form carries a nonce that
+    # takes one attempt per learner. Both enforced by the database.
+    quiz_item = models.OneToOneField(
+        QuizItem, on_delete=models.SET_NULL, null=True, blank=True, related_name="attempt"
+    )
+    serve_nonce = models.CharField(max_length=32, blank=True, default="")
+    answered_at = models.DateTimeField(default=timezone.now)
+
+    objects = AttemptQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "serve_nonce"],
+                condition=~Q(serve_nonce=""),
+                name="attempt_once_per_served_page",
+            ),
+        ]
+        indexes = [
+            # The history page: a learner's attempts, newest first.
+            models.Index(fields=["learner", "-answered_at"], name="attempt_learner_recent"),
+            # Quiz selection: which questions a learner answered, and got wrong.
+            models.Index(fields=["learner", "question", "is_correct"], name="attempt_learner_q"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} on {self.question_uid}: {'right' if self.is_correct else 'wrong'}"
+
+    @property
+    def chosen_texts(self) -> list[str]:
+        return [str(item.get("text", "")) for item in self.chosen]
+
+
+class Bookmark(models.Model):
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="bookmarks")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # Its index also serves "this learner's bookmarks".
+            models.UniqueConstraint(fields=["learner", "question"], name="bookmark_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} ★ {self.question_id}"
+
+
+class Note(models.Model):
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="notes")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(max_length=5000)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # Its index also serves "this learner's notes on these questions".
+            models.UniqueConstraint(fields=["learner", "question"], name="note_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} on {self.question_id}: {self.text[:40]}"
+
+
+class ReportKind(models.TextChoices):
+    WRONG_KEY = "wrong-key", "The marked answer is wrong"
+    UNCLEAR = "unclear", "The wording is unclear"
+    OUTDATED = "outdated", "It is outdated"
+    TYPO = "typo", "Typo or formatting"
+    OTHER = "other", "Something else"
+
+
+class ReportStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    RESOLVED = "resolved", "Resolved"
+
+
+class ProblemReport(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="problem_reports")
+    reporter = models.ForeignKey(
+        User, on_delete=models.SET_NULL, null=True, related_name="problem_reports"
+    )
+    kind = models.CharField(max_length=12, choices=ReportKind.choices)
+    details = models.TextField(max_length=5000, blank=True)
+    status = models.CharField(
+        max_length=10, choices=ReportStatus.choices, default=ReportStatus.OPEN
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            # The admin's triage list (open first) and the open-report count per question.
+            models.Index(fields=["status", "question"], name="report_status_question"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} on {self.question_id} ({self.status})"

@@ -33,13 +33,14 @@ from questions.models import (
 )
 
 CACHE_SECONDS = 60
-CACHE_PREFIX = "question-page:v1:"
+CACHE_PREFIX = "question-page:v2:"  # bump when QuestionPage changes shape
 MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
 
 
 @dataclass(frozen=True)
 class OptionView:
     key: str
+    text: str  # the author's markdown, recorded with an answer
     text_html: SafeString
     is_correct: bool
     why_html: SafeString
@@ -64,6 +65,9 @@ class QuestionPage:
     # New at every build: keys the rendered HTML cached from this snapshot, so that dropping
     # the snapshot (forget_questions) retires every rendering of it too.
     version: str
+    question_id: int
+    topic_id: int
+    exam_id: int
     uid: str
     status: str
     kind: str
@@ -151,6 +155,7 @@ def build_question_page(uid: str) -> QuestionPage | None:
     options = [
         OptionView(
             key=option.key,
+            text=option.text,
             text_html=render_markdown_inline(option.text),
             is_correct=option.is_correct,
             why_html=render_markdown(rationale.why),
@@ -171,6 +176,9 @@ def build_question_page(uid: str) -> QuestionPage | None:
     exam, topic = question.topic.exam, question.topic
     return QuestionPage(
         version=secrets.token_hex(8),
+        question_id=question.pk,
+        topic_id=topic.pk,
+        exam_id=exam.pk,
         uid=question.uid,
         status=question.status,
         kind=question.kind,

@@ -12,10 +12,11 @@ from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, resolve, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 from django_htmx.middleware import HtmxDetails
 
+from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Exam, Grade, Question, Status, Topic
@@ -88,7 +89,9 @@ def question_detail(request: HtmxHttpRequest, uid: str) -> HttpResponse:
     if not form.is_valid():
         return _render_question(request, page, form, status=400)
     grade = page.grade(form.chosen_keys)
-    context = {"grade": grade, "breakdown": page.breakdown(grade)}
+    context: dict[str, object] = {"grade": grade, "breakdown": page.breakdown(grade)}
+    if request.user.is_authenticated:
+        context.update(extensions.answered(request, page, grade, form))
     return _render_question(request, page, form, context)
 
 
@@ -101,7 +104,13 @@ def _render_question(
 ) -> HttpResponse:
     """The whole page, or for htmx only the answer area (the form, or the result): both come
     from the same partials of one template."""
-    context = {"page": page, "form": form, "ticked": form.posted_keys(), **(extra or {})}
+    context = {
+        "page": page,
+        "form": form,
+        "ticked": form.posted_keys(),
+        "answer_url": reverse("question_detail", args=[page.uid]),
+        **(extra or {}),
+    }
     template = QUESTION_TEMPLATE
     if request.htmx:
         template += "#result" if "grade" in context else "#answer_form"
@@ -109,6 +118,7 @@ def _render_question(
         grade = context.get("grade")
         variant = ",".join(sorted(grade.chosen)) if isinstance(grade, Grade) else "form"
         return _shared_render(request, page, template, context, variant)
+    context.update(extensions.page_context(request, page))
     return TemplateResponse(request, template, context, status=status)
 
 

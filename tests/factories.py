@@ -5,8 +5,8 @@ from decimal import Decimal
 from typing import Any
 
 import factory
-from django.contrib.auth.models import User
 
+from progress.models import User
 from questions.models import Exam, Kind, Option, Question, Rationale, Status, Topic
 
 

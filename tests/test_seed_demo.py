@@ -5,9 +5,10 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import authenticate
-from django.contrib.auth.models import User
 from django.core.management import call_command
+from django.test import RequestFactory
 
+from progress.models import User
 from questions.bank import check_documents, read_document
 from questions.models import Exam, Question, Status
 from tests.banks import DEMO_BANK
@@ -47,7 +48,8 @@ def test_seed_loads_the_bank_and_creates_users_with_printed_passwords(settings):
     passwords = dict(re.findall(r"^\s+(learner|instructor|admin)\s+(\S+)$", out, re.M))
     assert set(passwords) == {"learner", "instructor", "admin"}
     for username, password in passwords.items():
-        assert authenticate(username=username, password=password) is not None
+        request = RequestFactory().post("/accounts/login/")
+        assert authenticate(request, username=username, password=password) is not None
     assert User.objects.get(username="admin").is_superuser
     assert not User.objects.get(username="learner").is_staff
     assert User.objects.get(username="instructor").groups.filter(name="Instructors").exists()

@@ -8,6 +8,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+SETTINGS_VARIABLES = {
+    "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CSRF_TRUSTED_ORIGINS",
+    "CONN_MAX_AGE", "CACHE_URL", "LOG_LEVEL", "EMAIL_URL", "AXES_FAILURE_LIMIT",
+}  # fmt: skip
 PRODUCTION = {
     "DEBUG": "0",
     "SECRET_KEY": "a-production-secret-key-that-is-long-enough-0123456789",
@@ -17,12 +21,7 @@ PRODUCTION = {
 
 def start(**variables: str) -> subprocess.CompletedProcess[str]:
     """Import the settings and run the system checks in a fresh process with this environment."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL",
-                       "CSRF_TRUSTED_ORIGINS", "CONN_MAX_AGE", "CACHE_URL", "LOG_LEVEL"}
-    }  # fmt: skip
+    env = {key: value for key, value in os.environ.items() if key not in SETTINGS_VARIABLES}
     env.update(variables)
     return subprocess.run(
         [sys.executable, "manage.py", "check"],
@@ -57,6 +56,9 @@ def test_debug_on_needs_nothing_else():
         ({"ALLOWED_HOSTS": "a,,b"}, "ALLOWED_HOSTS"),
         ({"CACHE_URL": "memcached://x"}, "CACHE_URL='memcached://x'"),
         ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL='LOUD'"),
+        ({"EMAIL_URL": "pigeon://coop"}, "EMAIL_URL='pigeon://coop'"),
+        ({"EMAIL_URL": "smtp://"}, "names no host"),
+        ({"AXES_FAILURE_LIMIT": "0"}, "AXES_FAILURE_LIMIT='0' must be at least 1"),
     ],
 )
 def test_bad_values_stop_start_up_naming_the_variable(variables, message):

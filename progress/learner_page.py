@@ -1,0 +1,68 @@
+"""The learner's part of the public question page: the served-at token that times an answer
+and makes it count once, the recorded attempt, and the learner's panel (bookmark, note,
+report)."""
+
+import secrets
+from datetime import datetime
+
+from django.core import signing
+from django.http import HttpRequest
+from django.utils import timezone
+
+from progress import notes
+from progress.models import Attempt, Source, User
+from questions.forms import AnswerForm
+from questions.models import Grade
+from questions.pages import QuestionPage
+
+SERVE_SALT = "progress.served"
+# A form older than this still records its answer, but untimed.
+SERVE_MAX_AGE = 24 * 60 * 60
+
+
+def serve_token(page: QuestionPage) -> str:
+    """Signed (uid, nonce, served-at): the browser cannot change when it was served."""
+    payload = {"q": page.uid, "n": secrets.token_hex(8), "t": timezone.now().timestamp()}
+    return signing.dumps(payload, salt=SERVE_SALT, compress=False)
+
+
+def read_serve_token(token: str, page: QuestionPage) -> tuple[str, datetime | None]:
+    """(nonce, served_at) from a posted token; ("", None) when missing, forged, stale or for
+    another question: the answer is then recorded untimed and without duplicate protection."""
+    try:
+        payload = signing.loads(token, salt=SERVE_SALT, max_age=SERVE_MAX_AGE)
+    except signing.BadSignature:
+        return "", None
+    if not isinstance(payload, dict) or payload.get("q") != page.uid:
+        return "", None
+    served = datetime.fromtimestamp(float(payload.get("t", 0)), tz=timezone.get_current_timezone())
+    return str(payload.get("n", "")), served
+
+
+class LearnerQuestionPage:
+    """Registered with questions.extensions by ProgressConfig.ready()."""
+
+    def page_context(self, request: HttpRequest, page: QuestionPage) -> dict[str, object]:
+        if not request.user.is_authenticated:
+            return {}
+        context: dict[str, object] = {
+            "serve_token": serve_token(page),
+            "learner_panel": "progress/_question_panel.html",
+        }
+        context.update(notes.panel_context(request, page))
+        return context
+
+    def answered(
+        self, request: HttpRequest, page: QuestionPage, grade: Grade, form: AnswerForm
+    ) -> dict[str, object]:
+        assert isinstance(request.user, User)
+        nonce, served_at = read_serve_token(str(request.POST.get("served", "")), page)
+        attempt, created = Attempt.objects.record(
+            learner=request.user,
+            page=page,
+            grade=grade,
+            source=Source.PAGE,
+            served_at=served_at,
+            nonce=nonce,
+        )
+        return {"attempt": attempt, "attempt_was_recorded_before": not created}

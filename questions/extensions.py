@@ -1,0 +1,50 @@
+"""How the learner's side adds to the public question page without `questions` importing it.
+
+`progress` registers one extension in its AppConfig.ready(). The question view asks every
+extension for extra template context (only for requests that may carry a signed-in user), and
+tells them about each valid answer so that it can be recorded.
+"""
+
+from typing import TYPE_CHECKING, Protocol
+
+from django.http import HttpRequest
+
+if TYPE_CHECKING:
+    from questions.forms import AnswerForm
+    from questions.models import Grade
+    from questions.pages import QuestionPage
+
+
+class QuestionPageExtension(Protocol):
+    def page_context(self, request: HttpRequest, page: "QuestionPage") -> dict[str, object]:
+        """Extra context for the question page (the learner's bookmark, note, ...)."""
+        ...
+
+    def answered(
+        self, request: HttpRequest, page: "QuestionPage", grade: "Grade", form: "AnswerForm"
+    ) -> dict[str, object]:
+        """A valid answer was posted: record it; return extra context for the result."""
+        ...
+
+
+_extensions: list[QuestionPageExtension] = []
+
+
+def register(extension: QuestionPageExtension) -> None:
+    _extensions.append(extension)
+
+
+def page_context(request: HttpRequest, page: "QuestionPage") -> dict[str, object]:
+    context: dict[str, object] = {}
+    for extension in _extensions:
+        context.update(extension.page_context(request, page))
+    return context
+
+
+def answered(
+    request: HttpRequest, page: "QuestionPage", grade: "Grade", form: "AnswerForm"
+) -> dict[str, object]:
+    context: dict[str, object] = {}
+    for extension in _extensions:
+        context.update(extension.answered(request, page, grade, form))
+    return context
