@@ -13,6 +13,7 @@ only prints; it never fails on time.
 
 import argparse
 import http.cookiejar
+import json
 import os
 import re
 import secrets
@@ -27,10 +28,12 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 BENCH_DIR = Path(__file__).resolve().parent
 ROTATE = 100  # question pages cycled through, so that no single cached entry is measured
+QUIZZES = 3  # one for the warm-up and one per connection count (16, 64)
 
 
 @dataclass
@@ -98,11 +101,43 @@ def child(action: str, questions: int) -> None:
         call_command("migrate", verbosity=0)
         print("seeded:", "; ".join(import_document(make_document(questions)).lines()))
         return
+    if action == "learner":
+        print(json.dumps(make_learner(QUIZZES)))
+        return
     topic = Topic.objects.select_related("exam").order_by("position").first()
     assert topic is not None
     print(reverse("topic_detail", args=[topic.exam.slug, topic.slug]))
     for question in Question.objects.published().order_by("position")[:ROTATE]:
         print(question.get_absolute_url())
+
+
+def make_learner(quizzes: int) -> dict[str, object]:
+    """A signed-in learner (a session made directly) with `quizzes` quizzes over the whole
+    bank, each item with the key of its correct option: every request of a quiz run answers a
+    new item, so that each one records an attempt."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from progress.models import Quiz, User
+    from questions.models import Exam, Option
+
+    learner = User.objects.create_user("bench-learner", "bench@example.com", "x" * 20)
+    session = SessionStore()
+    session[SESSION_KEY] = str(learner.pk)
+    session[BACKEND_SESSION_KEY] = "progress.auth.UsernameOrEmailBackend"
+    session[HASH_SESSION_KEY] = learner.get_session_auth_hash()
+    session.create()
+    exam = Exam.objects.get()
+    correct = dict(Option.objects.filter(is_correct=True).values_list("question_id", "key"))
+    runs = []
+    for _ in range(quizzes):
+        quiz = Quiz.objects.start(
+            learner=learner, exam=exam, topic=None, selection="any", length=None
+        )
+        assert quiz is not None
+        items = quiz.items.order_by("position").values_list("position", "question_id")
+        runs.append([quiz.code, [[pos + 1, correct[qid]] for pos, qid in items]])
+    return {"session": session.session_key, "quizzes": runs}
 
 
 def start_server(env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -142,6 +177,51 @@ def sample_paths(env: dict[str, str]) -> tuple[str, list[str]]:
         text=True,
     ).stdout.split()
     return out[0], out[1:]
+
+
+def learner_quizzes(env: dict[str, str]) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", "learner"],
+        env=env,
+        cwd=PROJECT_ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return dict(json.loads(out))
+
+
+def quiz_post_script(base: str, session: str, code: str, items: list[list[Any]]) -> str:
+    """A wrk script answering the quiz's items in turn (thread n takes every n-th item), with
+    the learner's session and a CSRF token read from a page the way a browser would."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    request = urllib.request.Request(
+        base + f"/progress/quizzes/{code}/1/", headers={"Cookie": f"sessionid={session}"}
+    )
+    html = opener.open(request).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    csrf = next((c.value for c in jar if c.name == "csrftoken"), None)
+    if not token or not csrf:
+        sys.exit("could not open the learner's quiz: the quiz benchmark would be wrong")
+    paths = ", ".join(f'"/progress/quizzes/{code}/{number}/"' for number, _ in items)
+    bodies = ", ".join(
+        '"' + urllib.parse.urlencode({"csrfmiddlewaretoken": token.group(1), "choice": key}) + '"'
+        for _, key in items
+    )
+    return (
+        f"local paths = {{{paths}}}\nlocal bodies = {{{bodies}}}\n"
+        'wrk.method = "POST"\n'
+        'wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n'
+        f'wrk.headers["Cookie"] = "sessionid={session}; csrftoken={csrf}"\n'
+        "counter = 0\n"
+        "function setup(thread) thread:set('offset', counter); counter = counter + 1 end\n"
+        "local i, step = 0, 2\n"
+        "function init(args) i = offset or 0 end\n"
+        "request = function()\n"
+        "  i = i + step\n  if i > #paths then i = (i - 1) % #paths + 1 end\n"
+        "  return wrk.format(nil, paths[i], nil, bodies[i])\nend\n"
+    )
 
 
 def answer_request(base: str, path: str) -> tuple[str, str]:
@@ -217,7 +297,7 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=5000, help="bank size (default 5000)")
     parser.add_argument("--seconds", type=int, default=5, help="wrk duration per run")
     parser.add_argument("--connections", type=int, nargs="+", default=[16, 64])
-    parser.add_argument("--child", choices=["seed", "sample"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["seed", "sample", "learner"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child, args.questions)
@@ -265,6 +345,16 @@ def main() -> int:
                 ),
                 Target("answer POST", question_paths[0], lua_post(body, cookie)),
             ]
+            learner = learner_quizzes(env)
+            quiz_targets = [
+                Target(
+                    "quiz answer POST (signed in)",
+                    f"/progress/quizzes/{code}/1/",
+                    quiz_post_script(base, learner["session"], code, items),
+                )
+                for code, items in learner["quizzes"]
+            ]
+            run_wrk(wrk, base, quiz_targets[0], 8, 2, workdir)
             # Warm every process's cache and Python, as a server in service would be.
             for target in targets:
                 run_wrk(wrk, base, target, 8, 2, workdir)
@@ -272,9 +362,9 @@ def main() -> int:
                 f"\n{'endpoint':<32}{'conns':>6}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
                 f"{'x healthz':>11}"
             )
-            for connections in args.connections:
+            for run, connections in enumerate(args.connections):
                 baseline = None
-                for target in targets:
+                for target in [*targets, quiz_targets[1 + run % (QUIZZES - 1)]]:
                     figures = run_wrk(wrk, base, target, connections, args.seconds, workdir)
                     baseline = baseline or figures.rps
                     flag = f"  ({figures.errors} non-2xx!)" if figures.errors else ""
@@ -284,6 +374,7 @@ def main() -> int:
                         f"{figures.rps / baseline:>11.2f}{flag}"
                     )
             print("\nTargets: question page >= 0.5 x healthz, answer POST >= 0.3 x healthz.")
+            print("The quiz answer POST records an attempt on every request (a new item each).")
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)

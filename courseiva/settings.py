@@ -21,6 +21,8 @@ Variables (all optional in development):
   AXES_COOLOFF_MINUTES  how long a lock lasts, default 15.
 """
 
+import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -131,8 +133,20 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
     # a transaction take the write lock when it starts, so two writers queue instead of
     # deadlocking on lock upgrade.
     _database.setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            # WAL lets readers run beside the writer; NORMAL syncs at checkpoints rather than
+            # at every commit, which WAL keeps consistent (a power cut may lose the last
+            # commits, never corrupt the file).
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
+    # Tests on a file, not Django's shared-cache in-memory database: that one locks whole
+    # tables without waiting, so concurrency tests would not see what production sees.
+    _database["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"courseiva-test-{os.getpid()}.db")
+    }
 DATABASES = {"default": _database}
 
 CACHE_URL = env_str("CACHE_URL", "locmem://")
@@ -164,6 +178,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimu
 # A list of single parameters: too many failures for one account, or from one address, locks.
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
+# Count failures per account, however it was named (username, or its e-mail in any case).
+AXES_USERNAME_CALLABLE = "progress.accounts.axes_username"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
 
@@ -256,4 +272,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # django-axes logs every sign-in at INFO; its warnings (lockouts) are what matter.
+    "loggers": {"axes": {"level": "WARNING"}},
 }

@@ -1,5 +1,11 @@
+from django.contrib.auth.views import LoginView
 from django.urls import include, path
 
+from progress.accounts import LoginForm, signup
+
 urlpatterns = [
+    path("signup/", signup, name="signup"),
+    path("login/", LoginView.as_view(authentication_form=LoginForm), name="login"),
+    # logout (POST only), password_change(_done), password_reset(_done, _confirm, _complete).
     path("", include("django.contrib.auth.urls")),
 ]

@@ -3,11 +3,12 @@ problem reports. Everything here belongs to one learner, and every view reaches 
 that learner (see `progress.views` and its access helpers)."""
 
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractUser
 from django.db import IntegrityError, models, transaction
-from django.db.models import Q
+from django.db.models import Case, Exists, F, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
@@ -47,14 +48,78 @@ class User(AbstractUser):
 class Selection(models.TextChoices):
     ANY = "any", "Any questions"
     UNANSWERED = "unanswered", "Not yet answered"
-    WRONG = "wrong", "Answered wrong before"
+    WRONG = "wrong", "Answered wrong last time"
     BOOKMARKED = "bookmarked", "Bookmarked"
+
+    @staticmethod
+    def apply(
+        selection: str, questions: "QuerySet[Question]", learner: "User"
+    ) -> "QuerySet[Question]":
+        """Narrow `questions` to the learner's choice. "Wrong" means the learner's latest
+        answer to it was wrong: a question answered right since then has been learnt."""
+        mine = Attempt.objects.filter(learner=learner, question=OuterRef("pk"))
+        if selection == Selection.UNANSWERED:
+            return questions.exclude(Exists(mine))
+        if selection == Selection.WRONG:
+            latest = mine.order_by("-answered_at", "-pk").values("is_correct")[:1]
+            return questions.annotate(last_right=Subquery(latest)).filter(last_right=False)
+        if selection == Selection.BOOKMARKED:
+            return questions.filter(
+                Exists(Bookmark.objects.filter(learner=learner, question=OuterRef("pk")))
+            )
+        return questions
 
 
 class Source(models.TextChoices):
     PAGE = "page", "Question page"
     QUIZ = "quiz", "Practice quiz"
     MOCK = "mock", "Mock exam"
+
+
+class QuizQuerySet(models.QuerySet["Quiz"]):
+    def for_learner(self, learner: User) -> "QuizQuerySet":
+        return self.filter(learner=learner)
+
+    def in_progress(self) -> "QuizQuerySet":
+        return self.filter(finished_at__isnull=True)
+
+    def start(
+        self,
+        *,
+        learner: User,
+        exam: Exam,
+        topic: Topic | None,
+        selection: str,
+        length: int | None,
+        questions: "QuerySet[Question] | None" = None,
+        retry_of: "Quiz | None" = None,
+    ) -> "Quiz | None":
+        """A new quiz of up to `length` (None: all) published questions of the topic (or of
+        the whole exam), chosen by `selection`, in random order; None when none match.
+        Three queries: the draw, the quiz, its items."""
+        if questions is None:
+            questions = Question.objects.published().filter(topic__exam=exam)
+            if topic is not None:
+                questions = questions.filter(topic=topic)
+            questions = questions.order_by("?")
+        questions = Selection.apply(selection, questions, learner)
+        ids = list(questions.values_list("pk", flat=True)[:length])
+        if not ids:
+            return None
+        with transaction.atomic():
+            quiz = self.create(
+                learner=learner,
+                exam=exam,
+                topic=topic,
+                selection=selection,
+                retry_of=retry_of,
+                item_count=len(ids),
+            )
+            QuizItem.objects.bulk_create(
+                QuizItem(quiz=quiz, position=position, question_id=pk)
+                for position, pk in enumerate(ids)
+            )
+        return quiz
 
 
 class Quiz(models.Model):
@@ -73,6 +138,13 @@ class Quiz(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Kept by Attempt.objects.record in the attempt's transaction, so that showing progress
+    # never counts the items.
+    item_count = models.PositiveIntegerField(default=0)
+    answered_count = models.PositiveIntegerField(default=0)
+    right_count = models.PositiveIntegerField(default=0)
+
+    objects = QuizQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "quizzes"
@@ -86,7 +158,7 @@ class Quiz(models.Model):
         return f"Quiz {self.code} ({where})"
 
     def get_absolute_url(self) -> str:
-        return reverse("quiz", args=[self.code])
+        return reverse("quiz_resume", args=[self.code])
 
     @property
     def title(self) -> str:
@@ -95,6 +167,51 @@ class Quiz(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.finished_at is not None
+
+    def next_item(self) -> "QuizItem | None":
+        """The first unanswered item (skipping questions deleted since). One query."""
+        return (
+            self.items.filter(attempt__isnull=True, question__isnull=False)
+            .order_by("position")
+            .first()
+        )
+
+    def tally(self) -> "Tally":
+        """How far the learner got and how well: from the stored counters, no query."""
+        return Tally(total=self.item_count, answered=self.answered_count, right=self.right_count)
+
+    def finish_if_stuck(self) -> None:
+        """Finish a quiz whose unanswered items all lost their question (deleted from the
+        bank since): nothing is left to answer. One query."""
+        if self.next_item() is None and self.finished_at is None:
+            self.finished_at = timezone.now()
+            Quiz.objects.filter(pk=self.pk).update(finished_at=self.finished_at)
+
+    def retry_missed(self) -> "Quiz | None":
+        """A new quiz of the questions this one got wrong, in the same order."""
+        missed = Question.objects.filter(
+            pk__in=self.items.filter(attempt__is_correct=False).values("question_id")
+        ).order_by("pk")
+        return Quiz.objects.start(
+            learner=self.learner,
+            exam=self.exam,
+            topic=self.topic,
+            selection=Selection.ANY,
+            length=None,
+            questions=missed,
+            retry_of=self,
+        )
+
+
+@dataclass(frozen=True)
+class Tally:
+    total: int
+    answered: int
+    right: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.right / self.answered) if self.answered else 0
 
 
 class QuizItem(models.Model):
@@ -148,6 +265,8 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         ]
         try:
             with transaction.atomic():
+                if quiz_item is not None:
+                    _count_answer(quiz_item.quiz_id, grade.is_correct, now)
                 attempt = self.create(
                     learner=learner,
                     question_id=page.question_id,
@@ -169,6 +288,22 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
                 return self.get(learner=learner, serve_nonce=nonce), False
             raise
         return attempt, True
+
+
+def _count_answer(quiz_id: int, is_correct: bool, now: datetime) -> None:
+    """One more answered item of the quiz (and right one); finished with the last one. The
+    row lock this UPDATE takes also queues two posts of the same item, so that the loser's
+    insert fails on the unique constraint and its counting is rolled back with it."""
+    Quiz.objects.filter(pk=quiz_id).update(
+        answered_count=F("answered_count") + 1,
+        right_count=F("right_count") + (1 if is_correct else 0),
+        finished_at=Case(
+            When(
+                answered_count__gte=F("item_count") - 1, finished_at__isnull=True, then=Value(now)
+            ),
+            default=F("finished_at"),
+        ),
+    )
 
 
 class Attempt(models.Model):

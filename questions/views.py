@@ -14,18 +14,13 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
 from django.views.decorators.http import require_GET, require_http_methods
-from django_htmx.middleware import HtmxDetails
 
+from courseiva.http import HtmxHttpRequest
 from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Exam, Grade, Question, Status, Topic
 from questions.pages import CACHE_SECONDS, QuestionPage, question_page
-
-
-class HtmxHttpRequest(HttpRequest):
-    htmx: HtmxDetails
-
 
 TOPIC_PAGE_SIZE = 25
 QUESTION_TEMPLATE = "questions/question.html"
@@ -81,44 +76,52 @@ def topic_detail(request: HttpRequest, exam_slug: str, topic_slug: str) -> HttpR
 def question_detail(request: HtmxHttpRequest, uid: str) -> HttpResponse:
     page = _get_page_for_viewer(request, uid)
     if request.method != "POST":
-        return _render_question(request, page, AnswerForm(page))
+        return render_question(request, page, AnswerForm(page))
     try:
         form = AnswerForm(page, request.POST)
     except (RequestDataTooBig, TooManyFieldsSent):
         return answer_too_large(request, page)
     if not form.is_valid():
-        return _render_question(request, page, form, status=400)
+        return render_question(request, page, form, status=400)
     grade = page.grade(form.chosen_keys)
     context: dict[str, object] = {"grade": grade, "breakdown": page.breakdown(grade)}
     if request.user.is_authenticated:
         context.update(extensions.answered(request, page, grade, form))
-    return _render_question(request, page, form, context)
+    return render_question(request, page, form, context)
 
 
-def _render_question(
+def render_question(
     request: HtmxHttpRequest,
     page: QuestionPage,
     form: AnswerForm,
     extra: dict[str, object] | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    """The whole page, or for htmx only the answer area (the form, or the result): both come
-    from the same partials of one template."""
-    context = {
+    """The whole question page, or for htmx only the answer area (the form, or the result):
+    both come from the same partials of one template. `extra` goes last, over what the page
+    extensions add (a panel posted back with an error keeps the learner's text)."""
+    context: dict[str, object] = {
         "page": page,
         "form": form,
         "ticked": form.posted_keys(),
         "answer_url": reverse("question_detail", args=[page.uid]),
-        **(extra or {}),
     }
+    extra = extra or {}
+    answered = "grade" in extra
     template = QUESTION_TEMPLATE
     if request.htmx:
-        template += "#result" if "grade" in context else "#answer_form"
+        template += "#result" if answered else "#answer_form"
     if status == 200 and _same_for_everyone(request, page):
-        grade = context.get("grade")
+        grade = extra.get("grade")
         variant = ",".join(sorted(grade.chosen)) if isinstance(grade, Grade) else "form"
-        return _shared_render(request, page, template, context, variant)
-    context.update(extensions.page_context(request, page))
+        return _shared_render(request, page, template, {**context, **extra}, variant)
+    if not request.htmx:
+        context.update(extensions.page_context(request, page))
+    elif not answered:
+        # The learner's extras (bookmark, note) sit outside the swapped answer area; only a
+        # form shown again needs one of them, the served-at token.
+        context["serve_token"] = extensions.page_context(request, page).get("serve_token")
+    context.update(extra)
     return TemplateResponse(request, template, context, status=status)
 
 
@@ -158,7 +161,7 @@ def _shared_render(
 def answer_too_large(request: HtmxHttpRequest, page: QuestionPage) -> HttpResponse:
     # The body could not be read, so there is no bound form to carry the error.
     message = "That answer was too large to read. Choose an option and try again."
-    return _render_question(request, page, AnswerForm(page), {"error": message}, status=400)
+    return render_question(request, page, AnswerForm(page), {"error": message}, status=400)
 
 
 def bad_request(request: HtmxHttpRequest, exception: Exception | None = None) -> HttpResponse:

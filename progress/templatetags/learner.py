@@ -1,0 +1,20 @@
+from datetime import timedelta
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def duration(value: timedelta | None) -> str:
+    """`{{ attempt.time_spent|duration }}`: "45 s", "3 min 05 s", "1 h 02 min"."""
+    if value is None:
+        return ""
+    seconds = max(0, round(value.total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {seconds:02d} s"
+    return f"{seconds} s"

@@ -1,0 +1,51 @@
+"""A newcomer signs up, practises a topic of the demo bank, reads the summary and retries the
+questions they missed: the learner's main flow, in a real browser."""
+
+import pytest
+from playwright.sync_api import expect
+
+from questions.bank import import_document, read_document
+from questions.models import Topic
+from tests.banks import DEMO_BANK
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_sign_up_practise_five_questions_and_retry_the_missed(page):
+    import_document(read_document(DEMO_BANK))
+    topic = next(
+        t
+        for t in Topic.objects.select_related("exam").order_by("exam__position", "position")
+        if t.questions.published().count() == 5
+    )
+
+    page.goto("/accounts/signup/")
+    page.get_by_label("Username").fill("newlearner")
+    page.get_by_label("E-mail").fill("newlearner@example.com")
+    page.locator("#id_password1").fill("a long and unusual passphrase 42")
+    page.locator("#id_password2").fill("a long and unusual passphrase 42")
+    page.get_by_role("button", name="Create account").click()
+    expect(page.get_by_role("heading", name="Your progress")).to_be_visible()
+
+    page.goto(f"/exams/{topic.exam.slug}/{topic.slug}/")
+    page.get_by_label("All").check()
+    page.get_by_role("button", name="Practice this topic").click()
+
+    for number in range(1, 6):
+        expect(page.get_by_text(f"Question {number} of 5")).to_be_visible()
+        page.locator("label[for=choice-1]").click()  # always the first option: some are wrong
+        page.get_by_role("button", name="Check answer").click()
+        expect(page.locator("#result")).to_be_visible()
+        expect(page.get_by_text(f"right of {number} answered")).to_be_visible()
+        if number < 5:
+            page.get_by_role("link", name="Next question").click()
+    page.get_by_role("link", name="See your results").click()
+
+    expect(page.get_by_role("heading", name=f"Quiz results: {topic.title}")).to_be_visible()
+    score = page.locator(".score").inner_text()
+    right = int(score.split(" of ")[0])
+    expect(page.locator(".quiz-row")).to_have_count(5)
+    missed = 5 - right
+    assert missed > 0, "the demo topic's first options are not all correct"
+    page.get_by_role("button", name=f"Retry the {missed} I missed").click()
+    expect(page.get_by_text(f"Question 1 of {missed}")).to_be_visible()

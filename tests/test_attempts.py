@@ -1,0 +1,201 @@
+"""Every answer of a signed-in learner is recorded, once, with what was chosen and how long it
+took; editing or deleting the question later leaves the record alone."""
+
+import re
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from progress.learner_page import serve_token
+from progress.models import Attempt, Quiz
+from questions.pages import question_page
+from tests.factories import QuestionFactory, TopicFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def learner(client):
+    user = UserFactory()
+    client.force_login(user)
+    return user
+
+
+def served_form(client, question) -> dict[str, str]:
+    text = client.get(question.get_absolute_url()).text
+    token = re.search(r'name="served" value="([^"]+)"', text)
+    assert token, "a signed-in learner's form carries the served-at token"
+    return {"served": token.group(1)}
+
+
+def test_an_answer_on_the_public_page_is_recorded(client, learner):
+    question = QuestionFactory(options=[False, True, False])
+    wrong = question.options.filter(is_correct=False).first()
+    form = served_form(client, question)
+    response = client.post(question.get_absolute_url(), {"choice": wrong.key, **form})
+    assert response.status_code == 200
+    attempt = Attempt.objects.get()
+    assert attempt.learner == learner
+    assert attempt.question == question
+    assert attempt.question_uid == question.uid
+    assert (attempt.exam_id, attempt.topic_id) == (question.topic.exam_id, question.topic_id)
+    assert attempt.chosen == [{"key": wrong.key, "text": wrong.text, "correct": False}]
+    assert attempt.is_correct is False
+    assert attempt.source == "page"
+    assert attempt.quiz_item is None
+    assert timedelta(0) <= attempt.time_spent < timedelta(seconds=30)
+
+
+def test_anonymous_answers_are_not_recorded_and_invite_to_sign_up(client):
+    question = QuestionFactory()
+    response = client.post(question.get_absolute_url(), {"choice": question.options.first().key})
+    assert response.status_code == 200
+    assert not Attempt.objects.exists()
+    assert "Sign up" in response.text
+    assert "keep your progress" in response.text
+
+
+def test_a_double_submit_of_one_served_page_records_once(client, learner):
+    question = QuestionFactory()
+    form = served_form(client, question)
+    key = question.options.get(is_correct=True).key
+    client.post(question.get_absolute_url(), {"choice": key, **form})
+    second = client.post(question.get_absolute_url(), {"choice": key, **form})
+    assert second.status_code == 200
+    assert "already sent this answer" in second.text
+    assert Attempt.objects.count() == 1
+    # Loading the page again is a new attempt.
+    client.post(question.get_absolute_url(), {"choice": key, **served_form(client, question)})
+    assert Attempt.objects.count() == 2
+
+
+def test_a_forged_or_foreign_token_records_untimed(client, learner):
+    question, other = QuestionFactory(), QuestionFactory()
+    key = question.options.get(is_correct=True).key
+    page = question_page(other.uid)
+    for token in ("forged", serve_token(page)):
+        client.post(question.get_absolute_url(), {"choice": key, "served": token})
+    assert list(Attempt.objects.values_list("time_spent", "serve_nonce")) == [(None, "")] * 2
+
+
+def test_attempts_survive_edits_and_deletion_of_the_question(client, learner):
+    question = QuestionFactory()
+    chosen = question.options.get(is_correct=True)
+    client.post(
+        question.get_absolute_url(), {"choice": chosen.key, **served_form(client, question)}
+    )
+    question.options.update(text="Rewritten")
+    question.stem = "Rewritten stem"
+    question.save()
+    attempt = Attempt.objects.get()
+    assert attempt.chosen[0]["text"] == chosen.text
+    question.delete()
+    attempt.refresh_from_db()
+    assert attempt.question is None
+    assert attempt.question_uid == chosen.question.uid
+    assert attempt.chosen[0]["text"] == chosen.text
+
+
+def test_a_learner_cannot_record_for_someone_else(client, learner):
+    other = UserFactory()
+    question = QuestionFactory()
+    key = question.options.first().key
+    client.post(question.get_absolute_url(), {"choice": key, "learner": other.pk})
+    assert set(Attempt.objects.values_list("learner", flat=True)) == {learner.pk}
+
+
+def test_answer_post_of_a_signed_in_learner_has_a_fixed_query_count(
+    client, learner, django_assert_num_queries
+):
+    question = QuestionFactory()
+    key = question.options.get(is_correct=True).key
+    for _ in range(2):
+        form = served_form(client, question)
+        # session, user, savepoint, insert, release, the panel (bookmark and note)
+        with django_assert_num_queries(6):
+            client.post(question.get_absolute_url(), {"choice": key, **form})
+
+
+# Concurrency: real threads, real connections. -----------------------------------------------
+
+
+def post_in_threads(count, make_request):
+    barrier = threading.Barrier(count)
+    errors = []
+
+    def run():
+        try:
+            barrier.wait(timeout=10)
+            make_request()
+        except Exception as error:  # collected and asserted below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_posts_of_the_same_quiz_answer_record_one_attempt():
+    learner = UserFactory()
+    topic = TopicFactory()
+    QuestionFactory.create_batch(3, topic=topic)
+    quiz = Quiz.objects.start(
+        learner=learner, exam=topic.exam, topic=topic, selection="any", length=None
+    )
+    item = quiz.items.select_related("question").get(position=0)
+    key = item.question.options.get(is_correct=True).key
+    url = reverse("quiz_item", args=[quiz.code, 1])
+    statuses = []
+
+    def post():
+        client = Client()
+        client.force_login(learner)
+        statuses.append(client.post(url, {"choice": key}).status_code)
+
+    errors = post_in_threads(6, post)
+    assert errors == []
+    assert statuses == [200] * 6
+    assert Attempt.objects.filter(quiz_item=item).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_posts_of_one_served_page_record_one_attempt():
+    learner = UserFactory()
+    question = QuestionFactory()
+    key = question.options.get(is_correct=True).key
+    token = serve_token(question_page(question.uid))
+    statuses = []
+
+    def post():
+        client = Client()
+        client.force_login(learner)
+        statuses.append(
+            client.post(question.get_absolute_url(), {"choice": key, "served": token}).status_code
+        )
+
+    errors = post_in_threads(6, post)
+    assert errors == []
+    assert statuses == [200] * 6
+    assert Attempt.objects.count() == 1
+
+
+def test_time_spent_beyond_two_hours_is_not_a_measurement(learner):
+    question = QuestionFactory()
+    page = question_page(question.uid)
+    attempt, created = Attempt.objects.record(
+        learner=learner, page=page, grade=page.grade([]), source="page",
+        served_at=timezone.now() - timedelta(hours=3),
+    )  # fmt: skip
+    assert created
+    assert attempt.time_spent is None

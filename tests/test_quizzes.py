@@ -1,0 +1,362 @@
+"""Practice quizzes: starting one by each choice, answering, resuming, the summary, retrying."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from progress.models import Attempt, Bookmark, Quiz, QuizItem
+from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+START = reverse("quiz_start")
+
+
+@pytest.fixture
+def learner(client):
+    user = UserFactory()
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def topic():
+    topic = TopicFactory()
+    QuestionFactory.create_batch(12, topic=topic)
+    QuestionFactory(topic=topic, status="draft")
+    return topic
+
+
+def start(client, topic=None, exam=None, length="10", selection="any", **extra):
+    exam = exam or topic.exam
+    data = {"exam": exam.slug, "length": length, "selection": selection, **extra}
+    if topic is not None:
+        data["topic"] = topic.slug
+    return client.post(START, data)
+
+
+def correct_key(question):
+    return question.options.get(is_correct=True).key
+
+
+def wrong_key(question):
+    return question.options.filter(is_correct=False).first().key
+
+
+def quiz_of(user) -> Quiz:
+    return Quiz.objects.filter(learner=user).latest("created_at")
+
+
+def answer_item(client, quiz, number, right=True, htmx=False):
+    item = quiz.items.get(position=number - 1)
+    key = correct_key(item.question) if right else wrong_key(item.question)
+    headers = {"HX-Request": "true"} if htmx else {}
+    return client.post(
+        reverse("quiz_item", args=[quiz.code, number]), {"choice": key}, headers=headers
+    )
+
+
+# Starting ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("length", "expected"), [("10", 10), ("20", 12), ("all", 12)])
+def test_lengths(client, learner, topic, length, expected):
+    response = start(client, topic, length=length)
+    quiz = quiz_of(learner)
+    assert response.status_code == 302
+    assert response.url == reverse("quiz_item", args=[quiz.code, 1])
+    assert quiz.items.count() == expected
+    assert not quiz.items.filter(question__status="draft").exists()
+    assert set(quiz.items.values_list("question__topic", flat=True)) == {topic.pk}
+
+
+def test_mixed_quiz_over_all_topics_of_the_exam(client, learner, topic):
+    other_topic = TopicFactory(exam=topic.exam)
+    QuestionFactory.create_batch(3, topic=other_topic)
+    QuestionFactory.create_batch(3)  # another exam
+    start(client, exam=topic.exam, length="all")
+    quiz = quiz_of(learner)
+    assert quiz.topic is None
+    assert quiz.items.count() == 15
+    assert {i.question.topic.exam_id for i in quiz.items.select_related("question__topic")} == {
+        topic.exam_id
+    }
+
+
+def test_unanswered_selection(client, learner, topic):
+    answered = list(topic.questions.published()[:9])
+    for question in answered:
+        Attempt.objects.create(
+            learner=learner, question=question, question_uid=question.uid, chosen=[],
+            is_correct=True, source="page",
+        )  # fmt: skip
+    start(client, topic, length="all", selection="unanswered")
+    picked = set(quiz_of(learner).items.values_list("question", flat=True))
+    assert picked == set(topic.questions.published().values_list("pk", flat=True)) - {
+        q.pk for q in answered
+    }
+
+
+def test_wrong_last_time_selection(client, learner, topic):
+    questions = list(topic.questions.published()[:3])
+    made = {"fixed": (False, True), "still-wrong": (True, False), "only-wrong": (False,)}
+    for question, (_, results) in zip(questions, made.items(), strict=True):
+        for is_correct in results:
+            Attempt.objects.create(
+                learner=learner, question=question, question_uid=question.uid, chosen=[],
+                is_correct=is_correct, source="page",
+            )  # fmt: skip
+    other = UserFactory()  # another learner's wrong answers do not count
+    Attempt.objects.create(
+        learner=other, question=questions[0], question_uid="x", chosen=[], is_correct=False,
+        source="page",
+    )  # fmt: skip
+    start(client, topic, length="all", selection="wrong")
+    picked = set(quiz_of(learner).items.values_list("question", flat=True))
+    assert picked == {questions[1].pk, questions[2].pk}
+
+
+def test_bookmarked_selection(client, learner, topic):
+    marked = list(topic.questions.published()[:2])
+    for question in marked:
+        Bookmark.objects.create(learner=learner, question=question)
+    Bookmark.objects.create(learner=UserFactory(), question=topic.questions.published()[5])
+    start(client, topic, length="all", selection="bookmarked")
+    assert set(quiz_of(learner).items.values_list("question", flat=True)) == {q.pk for q in marked}
+
+
+def test_nothing_to_practise_says_so(client, learner, topic):
+    response = start(client, topic, selection="bookmarked")
+    assert response.status_code == 200
+    assert "No questions match this choice yet" in response.text
+    assert not Quiz.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"exam": "nope", "length": "10", "selection": "any"},
+        {"length": "10", "selection": "any"},
+        {"exam": "EXAM", "topic": "nope", "length": "10", "selection": "any"},
+        {"exam": "EXAM", "length": "7", "selection": "any"},
+        {"exam": "EXAM", "length": "10", "selection": "everything"},
+    ],
+)
+def test_bad_start_requests_are_400_and_create_nothing(client, learner, topic, data):
+    data = {k: (topic.exam.slug if v == "EXAM" else v) for k, v in data.items()}
+    response = client.post(START, data)
+    assert response.status_code == 400
+    assert 'role="alert"' in response.text
+    assert not Quiz.objects.exists()
+
+
+def test_topic_of_another_exam_is_refused(client, learner, topic):
+    other = ExamFactory()
+    response = start(client, topic, exam=other)
+    assert response.status_code == 400
+    assert "not part of this exam" in response.text
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(client, topic):
+    response = start(client, topic)
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("login"))
+    assert not Quiz.objects.exists()
+
+
+def test_topic_and_exam_pages_offer_the_quiz(client, learner, topic):
+    text = client.get(reverse("topic_detail", args=[topic.exam.slug, topic.slug])).text
+    assert "Practice this topic" in text
+    assert 'value="unanswered"' in text
+    text = client.get(reverse("exam_detail", args=[topic.exam.slug])).text
+    assert "Practice all topics" in text
+
+
+# Answering -----------------------------------------------------------------------------------
+
+
+def test_one_question_at_a_time_with_progress_and_feedback(client, learner, topic):
+    start(client, topic, length="10")
+    quiz = quiz_of(learner)
+    page = client.get(reverse("quiz_item", args=[quiz.code, 1]))
+    assert page.status_code == 200
+    assert "Question 1 of 10" in page.text
+    assert ">Check answer</button>" in page.text
+    assert f'action="{reverse("quiz_item", args=[quiz.code, 1])}"' in page.text
+    result = answer_item(client, quiz, 1, right=True)
+    assert result.status_code == 200
+    assert "✓</span> Correct" in result.text
+    assert "Option by option" in result.text
+    assert "Next question" in result.text
+    assert "Score so far: <strong>1</strong> right of 1 answered" in result.text
+    answer_item(client, quiz, 2, right=False)
+    page = client.get(reverse("quiz_resume", args=[quiz.code]), follow=True)
+    assert "Question 3 of 10" in page.text
+    assert "Score so far: <strong>1</strong> right of 2 answered" in page.text
+
+
+def test_htmx_answer_returns_the_result_and_updates_the_header(client, learner, topic):
+    start(client, topic)
+    quiz = quiz_of(learner)
+    client.get(reverse("quiz_item", args=[quiz.code, 1]))
+    response = answer_item(client, quiz, 1, htmx=True)
+    assert "<html" not in response.text
+    assert 'id="quiz-header" class="quiz-header" aria-label="Quiz progress" hx-swap-oob="true"' in (
+        response.text
+    )
+
+
+def test_time_spent_is_measured_on_the_server(client, learner, topic):
+    from datetime import timedelta
+
+    start(client, topic)
+    quiz = quiz_of(learner)
+    client.get(reverse("quiz_item", args=[quiz.code, 1]))
+    QuizItem.objects.filter(quiz=quiz, position=0).update(
+        served_at=QuizItem.objects.get(quiz=quiz, position=0).served_at - timedelta(seconds=42)
+    )
+    answer_item(client, quiz, 1)
+    spent = Attempt.objects.get(quiz_item__quiz=quiz).time_spent
+    assert timedelta(seconds=42) <= spent < timedelta(seconds=50)
+
+
+def test_a_bad_answer_in_a_quiz_is_400_and_records_nothing(client, learner, topic):
+    start(client, topic)
+    quiz = quiz_of(learner)
+    response = client.post(reverse("quiz_item", args=[quiz.code, 1]), {"choice": "forged"})
+    assert response.status_code == 400
+    assert "not one of this question" in response.text
+    assert not Attempt.objects.exists()
+
+
+def test_answering_twice_keeps_the_first_answer(client, learner, topic):
+    start(client, topic)
+    quiz = quiz_of(learner)
+    answer_item(client, quiz, 1, right=False)
+    again = answer_item(client, quiz, 1, right=True)
+    assert again.status_code == 200
+    assert "Not quite" in again.text  # the recorded answer, not the second one
+    assert Attempt.objects.count() == 1
+
+
+def test_resume_after_sign_out_and_in(client, learner, topic):
+    start(client, topic, length="10")
+    quiz = quiz_of(learner)
+    for number in (1, 2, 3):
+        answer_item(client, quiz, number)
+    client.logout()
+    assert client.get(reverse("quiz_resume", args=[quiz.code])).status_code == 302
+    client.force_login(learner)
+    home = client.get(reverse("progress_home"))
+    assert "3 of 10 answered, 3 right" in home.text
+    page = client.get(reverse("quiz_resume", args=[quiz.code]), follow=True)
+    assert "Question 4 of 10" in page.text
+
+
+def test_summary_retry_and_finish(client, learner, topic):
+    start(client, topic, length="10")
+    quiz = quiz_of(learner)
+    for number in range(1, 11):
+        answer_item(client, quiz, number, right=number % 3 != 0)  # 3, 6, 9 wrong
+    quiz.refresh_from_db()
+    assert quiz.is_finished
+    last = client.get(reverse("quiz_item", args=[quiz.code, 10]))
+    assert "See your results" in last.text
+    summary = client.get(reverse("quiz_summary", args=[quiz.code]))
+    assert summary.status_code == 200
+    assert "<strong>7 of 10</strong> right (70%)" in summary.text
+    assert summary.text.count("✓</span> Right") == 7
+    assert summary.text.count("✗</span> Wrong") == 3
+    assert f'href="{reverse("quiz_item", args=[quiz.code, 3])}"' in summary.text  # review
+    review = client.get(reverse("quiz_item", args=[quiz.code, 3]))
+    assert "Your choice: wrong" in review.text
+    assert "Retry the 3 I missed" in summary.text
+    response = client.post(reverse("quiz_retry", args=[quiz.code]))
+    retry = quiz_of(learner)
+    assert retry.retry_of == quiz
+    assert response.url == reverse("quiz_item", args=[retry.code, 1])
+    missed = {quiz.items.get(position=n).question_id for n in (2, 5, 8)}
+    assert set(retry.items.values_list("question", flat=True)) == missed
+
+
+def test_retry_with_nothing_missed(client, learner, topic):
+    start(client, topic, length="10")
+    quiz = quiz_of(learner)
+    for number in range(1, 11):
+        answer_item(client, quiz, number)
+    response = client.post(reverse("quiz_retry", args=[quiz.code]), follow=True)
+    assert "Nothing to retry" in response.text
+    assert Quiz.objects.count() == 1
+
+
+def test_a_question_deleted_mid_quiz_is_skipped(client, learner, topic):
+    start(client, topic, length="10")
+    quiz = quiz_of(learner)
+    answer_item(client, quiz, 1)
+    doomed = quiz.items.get(position=1).question
+    doomed.options.all().delete()
+    doomed.delete()
+    page = client.get(reverse("quiz_resume", args=[quiz.code]), follow=True)
+    assert "Question 3 of 10" in page.text
+    assert Attempt.objects.count() == 1  # the answer given before stays
+
+
+# Another learner's quiz: 404 on every URL --------------------------------------------------------
+
+
+def test_other_learners_quizzes_are_404(client, learner, topic):
+    owner = UserFactory()
+    client.force_login(owner)
+    start(client, topic)
+    quiz = quiz_of(owner)
+    answer_item(client, quiz, 1)
+    client.force_login(learner)
+    item_url = reverse("quiz_item", args=[quiz.code, 2])
+    assert client.get(reverse("quiz_resume", args=[quiz.code])).status_code == 404
+    assert client.get(item_url).status_code == 404
+    key = correct_key(quiz.items.get(position=1).question)
+    assert client.post(item_url, {"choice": key}).status_code == 404
+    assert client.get(reverse("quiz_summary", args=[quiz.code])).status_code == 404
+    assert client.post(reverse("quiz_retry", args=[quiz.code])).status_code == 404
+    assert Attempt.objects.count() == 1
+    assert Quiz.objects.count() == 1
+
+
+def test_unknown_codes_and_numbers_are_404(client, learner, topic):
+    start(client, topic)
+    quiz = quiz_of(learner)
+    assert client.get(reverse("quiz_resume", args=["nope"])).status_code == 404
+    assert client.get(reverse("quiz_item", args=[quiz.code, 11])).status_code == 404
+    assert client.get(reverse("quiz_item", args=[quiz.code, 0])).status_code == 404
+
+
+# Speed ---------------------------------------------------------------------------------------
+
+
+def test_quiz_answer_post_query_count_is_fixed(client, learner, topic, django_assert_num_queries):
+    start(client, topic, length="10")
+    quiz = quiz_of(learner)
+    # A long history must not slow the answer down.
+    for question in topic.questions.published():
+        for _ in range(5):
+            Attempt.objects.create(
+                learner=learner, question=question, question_uid=question.uid, chosen=[],
+                is_correct=False, source="page",
+            )  # fmt: skip
+    counts = []
+    for number in (1, 2):
+        client.get(reverse("quiz_item", args=[quiz.code, number]))
+        item = quiz.items.get(position=number - 1)
+        key = correct_key(item.question)
+        with django_assert_num_queries(8) as captured:
+            client.post(reverse("quiz_item", args=[quiz.code, number]), {"choice": key})
+        counts.append(len(captured))
+    assert counts[0] == counts[1]
+
+
+def test_history_strip_of_ids_in_templates(client, learner, topic):
+    start(client, topic)
+    quiz = quiz_of(learner)
+    text = client.get(reverse("quiz_item", args=[quiz.code, 1])).text
+    assert not re.search(r"attempt|is_correct", text, re.I)
