@@ -5,6 +5,7 @@ nh3's allow-list, so no script, style, event handler or `javascript:` link reach
 """
 
 import re
+import threading
 
 import markdown as markdown_lib
 import nh3
@@ -20,11 +21,25 @@ ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 
 
+_local = threading.local()
+
+
+def _converter() -> markdown_lib.Markdown:
+    # Building a Markdown object costs more than converting a short text with it: keep one
+    # per thread (they are not thread-safe) and reset it between texts.
+    converter = getattr(_local, "converter", None)
+    if converter is None:
+        converter = _local.converter = markdown_lib.Markdown(
+            extensions=EXTENSIONS, output_format="html"
+        )
+    return converter
+
+
 def render_markdown(text: str) -> SafeString:
     """Render author markdown to sanitised HTML, safe to put in a template as it is."""
     if not text:
         return mark_safe("")
-    html = markdown_lib.markdown(text, extensions=EXTENSIONS, output_format="html")
+    html = _converter().reset().convert(text)
     cleaned = nh3.clean(
         html,
         tags=ALLOWED_TAGS,

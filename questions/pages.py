@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils.safestring import SafeString
@@ -32,7 +33,10 @@ from questions.models import (
     grade_answer,
 )
 
-CACHE_SECONDS = 60
+# With a cache shared by every process (Redis), writes drop entries everywhere, so they can
+# live long; a per-process cache is only dropped in the process that wrote, so its entries
+# must expire soon for an edit to reach the others (within a minute).
+CACHE_SECONDS = 60 if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache") else 86400
 CACHE_PREFIX = "question-page:v2:"  # bump when QuestionPage changes shape
 MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
 
