@@ -36,7 +36,7 @@ from questions.models import (
 # With a cache shared by every process (Redis), writes drop entries everywhere, so they can
 # live long; a per-process cache is only dropped in the process that wrote, so its entries
 # must expire soon for an edit to reach the others (within a minute).
-CACHE_SECONDS = 60 if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache") else 86400
+CACHE_SECONDS = 60 if str(settings.CACHES["default"]["BACKEND"]).endswith("LocMemCache") else 86400
 CACHE_PREFIX = "question-page:v2:"  # bump when QuestionPage changes shape
 MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
 
