@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from courseiva.http import HtmxHttpRequest
 from progress.forms import HistoryFilterForm, QuizStartForm
 from progress.models import Attempt, Note, Quiz, QuizItem, Source, User
+from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Exam, Topic
@@ -159,6 +160,12 @@ def _render_item(
     if request.htmx:
         template += "#result" if attempt is not None else "#answer_form"
         context["quiz_header_oob"] = True
+    else:
+        # The learner's panel (bookmark, note, report) as on the question's own page; the
+        # quiz item times the answer itself, so no served-at token.
+        extras = extensions.page_context(request, page)
+        extras.pop("serve_token", None)
+        context.update(extras)
     return TemplateResponse(request, template, context, status=status)
 
 

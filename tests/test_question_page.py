@@ -210,3 +210,8 @@ def test_the_shared_rendering_is_reused_except_for_visitors_with_messages(client
     own = client.get(single.get_absolute_url())
     assert own.status_code == 200
     assert own.templates[0].name == "questions/question.html"
+
+
+def test_visitors_are_offered_to_report_a_problem(client, single):
+    text = client.get(single.get_absolute_url()).text
+    assert f'href="{reverse("report_problem", args=[single.uid])}"' in text

@@ -349,7 +349,8 @@ def test_quiz_answer_post_query_count_is_fixed(client, learner, topic, django_as
         client.get(reverse("quiz_item", args=[quiz.code, number]))
         item = quiz.items.get(position=number - 1)
         key = correct_key(item.question)
-        with django_assert_num_queries(8) as captured:
+        # session, user, item; savepoint, quiz counters, insert, release; quiz refresh; panel
+        with django_assert_num_queries(9) as captured:
             client.post(reverse("quiz_item", args=[quiz.code, number]), {"choice": key})
         counts.append(len(captured))
     assert counts[0] == counts[1]
@@ -360,3 +361,13 @@ def test_history_strip_of_ids_in_templates(client, learner, topic):
     quiz = quiz_of(learner)
     text = client.get(reverse("quiz_item", args=[quiz.code, 1])).text
     assert not re.search(r"attempt|is_correct", text, re.I)
+
+
+def test_the_learner_panel_is_on_quiz_pages_too(client, learner, topic):
+    start(client, topic)
+    quiz = quiz_of(learner)
+    text = client.get(reverse("quiz_item", args=[quiz.code, 1])).text
+    question = quiz.items.get(position=0).question
+    assert reverse("bookmark_toggle", args=[question.uid]) in text
+    assert reverse("report_problem", args=[question.uid]) in text
+    assert 'name="served"' not in text
