@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from courseiva.http import HtmxHttpRequest
 from progress.forms import HistoryFilterForm, QuizStartForm
-from progress.models import Attempt, Note, Quiz, QuizItem, Source, User
+from progress.models import Attempt, MockExam, Note, Quiz, QuizItem, Source, User
 from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
@@ -62,6 +62,11 @@ def progress_home(request: HttpRequest) -> HttpResponse:
         "open_quizzes": list(quizzes.in_progress().order_by("-created_at")[:10]),
         "finished_quizzes": list(
             quizzes.filter(finished_at__isnull=False).order_by("-finished_at")[:10]
+        ),
+        "mocks": list(
+            MockExam.objects.for_learner(learner)
+            .select_related("exam")
+            .order_by("-started_at")[:10]
         ),
     }
     return TemplateResponse(request, "progress/home.html", context)

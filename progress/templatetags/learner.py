@@ -18,3 +18,11 @@ def duration(value: timedelta | None) -> str:
     if minutes:
         return f"{minutes} min {seconds:02d} s"
     return f"{seconds} s"
+
+
+@register.filter
+def seconds_as_clock(value: int) -> str:
+    """`{{ seconds_left|seconds_as_clock }}`: 1:05:09, or 42:07 under an hour."""
+    hours, rest = divmod(max(0, int(value)), 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"

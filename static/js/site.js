@@ -9,3 +9,30 @@ document.addEventListener("htmx:afterSwap", function (event) {
     focus.focus();
   }
 });
+
+// The mock exam's countdown. The deadline is the server's: this only shows the time left,
+// counted from what the page was served with, and reloads at zero so that the server, which
+// submits the exam itself, shows the report.
+(function () {
+  var timer = document.querySelector(".timer[data-seconds-left]");
+  if (!timer) return;
+  var value = timer.querySelector(".timer-value");
+  var end = Date.now() + Number(timer.dataset.secondsLeft) * 1000;
+  function pad(n) { return n < 10 ? "0" + n : String(n); }
+  function tick() {
+    var left = Math.max(0, Math.round((end - Date.now()) / 1000));
+    var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
+    value.textContent = h ? h + ":" + pad(m) + ":" + pad(s) : m + ":" + pad(s);
+    if (left === 300 || left === 60) {
+      timer.setAttribute("aria-live", "assertive");  // announce the last minutes once
+    } else {
+      timer.setAttribute("aria-live", "off");
+    }
+    if (left <= 0) {
+      window.location.href = timer.dataset.expiredUrl;
+      return;
+    }
+    window.setTimeout(tick, 1000);
+  }
+  tick();
+})();
