@@ -118,7 +118,7 @@ def make_learner(quizzes: int) -> dict[str, object]:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
-    from progress.models import Quiz, User
+    from progress.models import MockExam, Quiz, User
     from questions.models import Exam, Option
 
     learner = User.objects.create_user("bench-learner", "bench@example.com", "x" * 20)
@@ -137,7 +137,13 @@ def make_learner(quizzes: int) -> dict[str, object]:
         assert quiz is not None
         items = quiz.items.order_by("position").values_list("position", "question_id")
         runs.append([quiz.code, [[pos + 1, correct[qid]] for pos, qid in items]])
-    return {"session": session.session_key, "quizzes": runs}
+    mock = MockExam.objects.start(learner=learner, exam=exam)
+    first = mock.items.get(position=0)
+    return {
+        "session": session.session_key,
+        "quizzes": runs,
+        "mock": [mock.code, correct[first.question_id or 0]],
+    }
 
 
 def start_server(env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -222,6 +228,23 @@ def quiz_post_script(base: str, session: str, code: str, items: list[list[Any]])
         "  i = i + step\n  if i > #paths then i = (i - 1) % #paths + 1 end\n"
         "  return wrk.format(nil, paths[i], nil, bodies[i])\nend\n"
     )
+
+
+def mock_save_script(base: str, session: str, code: str, key: str) -> str:
+    """A wrk script saving the answer to question 1 of a mock exam, again and again (saving
+    is idempotent: the answer can change until submission)."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    request = urllib.request.Request(
+        base + f"/progress/mocks/{code}/1/", headers={"Cookie": f"sessionid={session}"}
+    )
+    html = opener.open(request).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    csrf = next((c.value for c in jar if c.name == "csrftoken"), None)
+    if not token or not csrf:
+        sys.exit("could not open the learner's mock exam: the benchmark would be wrong")
+    body = urllib.parse.urlencode({"csrfmiddlewaretoken": token.group(1), "choice": key, "go": "1"})
+    return lua_post(body, f"sessionid={session}; csrftoken={csrf}")
 
 
 def answer_request(base: str, path: str) -> tuple[str, str]:
@@ -355,6 +378,14 @@ def main() -> int:
                 for code, items in learner["quizzes"]
             ]
             run_wrk(wrk, base, quiz_targets[0], 8, 2, workdir)
+            mock_code, mock_key = learner["mock"]
+            targets.append(
+                Target(
+                    "save a mock-exam answer",
+                    f"/progress/mocks/{mock_code}/1/",
+                    mock_save_script(base, learner["session"], mock_code, mock_key),
+                )
+            )
             # Warm every process's cache and Python, as a server in service would be.
             for target in targets:
                 run_wrk(wrk, base, target, 8, 2, workdir)

@@ -9,6 +9,7 @@ Variables (all optional in development):
   CONN_MAX_AGE          seconds to keep database connections, default 0 (60 in production).
   CACHE_URL             default locmem:// (one cache per process); redis://host:6379/0 shares
                         one cache between all processes, so an admin's edit shows at once.
+  CACHE_MAX_ENTRIES     entries of the per-process cache, default 5000.
   SESSION_COOKIE_SECURE, CSRF_COOKIE_SECURE
                         on/off, default on with DEBUG off.
   SECURE_SSL_REDIRECT   on/off, default off: turn on behind a TLS-terminating proxy that sets
@@ -153,7 +154,12 @@ DATABASES = {"default": _database}
 CACHE_URL = env_str("CACHE_URL", "locmem://")
 _cache_scheme = urlsplit(CACHE_URL).scheme
 if _cache_scheme == "locmem":
-    _cache: dict[str, object] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    _cache: dict[str, object] = {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        # Django's default of 300 entries is fewer than a bank's question pages: past it,
+        # a third of the cache is dropped at random on every write.
+        "OPTIONS": {"MAX_ENTRIES": env_int("CACHE_MAX_ENTRIES", 5000, minimum=100)},
+    }
 elif _cache_scheme in {"redis", "rediss"}:
     _cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
 elif _cache_scheme == "dummy":

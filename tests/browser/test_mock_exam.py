@@ -1,0 +1,58 @@
+"""A learner sits the demo exam's mock: answers, flags one, jumps with the navigator, submits
+and reads the report."""
+
+import pytest
+from playwright.sync_api import expect
+
+from progress.models import MockExam
+from questions.bank import import_document, read_document
+from tests.banks import DEMO_BANK
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_sit_a_mock_exam_and_read_the_report(page):
+    import_document(read_document(DEMO_BANK))
+    UserFactory(username="sitter")
+    page.goto("/accounts/login/")
+    page.get_by_label("Username or e-mail").fill("sitter")
+    page.locator("#id_password").fill("correct horse battery staple")
+    page.get_by_role("button", name="Sign in").click()
+
+    page.goto("/exams/network-fundamentals/")
+    page.get_by_role("link", name="Start mock exam").click()
+    page.get_by_role("button", name="Start mock exam").click()
+    total = MockExam.objects.get().question_count
+    expect(page.get_by_text(f"Question 1 of {total}")).to_be_visible()
+    expect(page.locator(".timer")).to_contain_text("Time left")
+    expect(page.get_by_text("Common exam trap")).to_have_count(0)
+
+    page.locator("label[for=choice-1]").click()
+    page.get_by_role("button", name="Save and next").click()
+    expect(page.get_by_text(f"Question 2 of {total}")).to_be_visible()
+    page.locator("label[for=choice-2]").click()
+    page.get_by_label("Flag for review").check()
+    page.get_by_role("button", name="Save and next").click()
+
+    # Jump back with the navigator: question 2 shows as answered and flagged.
+    page.get_by_role("button", name="Question 2: answered, flagged").click()
+    expect(page.get_by_text(f"Question 2 of {total}")).to_be_visible()
+    expect(page.locator("#choice-2")).to_be_checked()
+    expect(page.get_by_label("Flag for review")).to_be_checked()
+    page.get_by_role("button", name=f"Question {total}: unanswered").click()
+    expect(page.get_by_text(f"Question {total} of {total}")).to_be_visible()
+    page.locator("label[for=choice-1]").click()
+    page.get_by_role("button", name="Save and review").click()
+
+    expect(page.get_by_role("heading", name="Before you submit")).to_be_visible()
+    expect(page.get_by_text(f"{total - 3} unanswered")).to_be_visible()
+    expect(page.get_by_text("1 flagged for review")).to_be_visible()
+    page.get_by_role("button", name="Submit the exam").click()
+
+    expect(page.get_by_role("heading", name="NETF mock exam: score report")).to_be_visible()
+    expect(page.locator(".score")).to_contain_text(f"of {total}")
+    expect(page.get_by_role("heading", name="By topic")).to_be_visible()
+    expect(page.locator("svg.chart")).to_be_visible()
+    page.get_by_role("link", name="Review every question").click()
+    expect(page.locator(".review-item")).to_have_count(total)
