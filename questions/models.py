@@ -17,6 +17,7 @@ from django.db import models
 from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils import timezone
 
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 slug_validator = RegexValidator(
@@ -424,3 +425,22 @@ class RelatedQuestion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.from_question_id} → {self.to_question_id}"
+
+
+class PageChange(models.Model):
+    """A question whose public page changed. Each server process reads the rows newer than its
+    last look (every few seconds, see questions.pages) and drops those pages from its own
+    cache: a per-process cache then learns of another process's write within seconds, and a
+    cached page can live long instead of being rebuilt every minute."""
+
+    uid = models.CharField(max_length=80)
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            # The poll: changes since a moment; and the pruning of old rows.
+            models.Index(fields=["changed_at"], name="page_change_changed_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.uid} at {self.changed_at:%Y-%m-%d %H:%M:%S}"

@@ -2,10 +2,12 @@
 
 A question changes only when a curator edits it, so its page content (markdown already turned
 into safe HTML, options, rationales, related questions) is built with three queries and kept
-in the cache for `CACHE_SECONDS`. Every write path (admin, importer) calls `forget_questions`
-after its transaction commits: with a shared cache (Redis through CACHE_URL) every server
-process sees the edit at once; with the default per-process cache the other processes see it
-when their copy expires.
+in the cache until it changes. Every write path (admin, importer) calls `forget_questions`,
+which drops the page once the transaction commits (from this process's cache, or from the
+shared one, Redis through CACHE_URL, for every process at once) and records a PageChange row;
+with the default per-process cache, the other processes read those rows every POLL_SECONDS
+and drop the pages too. So an edit shows everywhere within seconds, and a page is built once,
+not once a minute.
 
 The snapshot holds which options are correct: it stays on the server, and templates show that
 part only in the result, after a valid answer.
@@ -13,12 +15,14 @@ part only in the result, after a valid answer.
 
 import datetime
 import secrets
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
@@ -26,6 +30,7 @@ from questions.models import (
     Grade,
     Kind,
     Option,
+    PageChange,
     Question,
     Rationale,
     RelatedQuestion,
@@ -33,10 +38,14 @@ from questions.models import (
     grade_answer,
 )
 
-# With a cache shared by every process (Redis), writes drop entries everywhere, so they can
-# live long; a per-process cache is only dropped in the process that wrote, so its entries
-# must expire soon for an edit to reach the others (within a minute).
-CACHE_SECONDS = 60 if str(settings.CACHES["default"]["BACKEND"]).endswith("LocMemCache") else 86400
+# A page stays cached until a write drops it: in this process and the shared cache at once
+# (forget_questions), in the other processes' own caches within POLL_SECONDS (PageChange).
+CACHE_SECONDS = 24 * 60 * 60
+POLL_SECONDS = 20
+# Changes committed this long before a poll are still read by it: commits are not instant.
+POLL_OVERLAP = timedelta(seconds=5)
+# PageChange rows older than this have been read by every process that is still running.
+CHANGE_RETENTION = timedelta(days=1)
 CACHE_PREFIX = "question-page:v2:"  # bump when QuestionPage changes shape
 MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
 
@@ -141,6 +150,29 @@ def letter_for(index: int) -> str:
     return "ABCDEFGH"[index]
 
 
+class _Poll:
+    """When this process last read PageChange, and up to when."""
+
+    next_at = time.monotonic() + POLL_SECONDS
+    seen_until = timezone.now()
+
+
+def _drop_pages_changed_elsewhere() -> None:
+    """Every POLL_SECONDS, one query: drop from the cache the pages that any process changed
+    since the last look. Between polls, nothing."""
+    if time.monotonic() < _Poll.next_at:
+        return
+    now = timezone.now()
+    changed = set(
+        PageChange.objects.filter(changed_at__gte=_Poll.seen_until - POLL_OVERLAP).values_list(
+            "uid", flat=True
+        )
+    )
+    if changed:
+        cache.delete_many([CACHE_PREFIX + uid for uid in changed])
+    _Poll.seen_until, _Poll.next_at = now, time.monotonic() + POLL_SECONDS
+
+
 def question_page(uid: str) -> QuestionPage | None:
     """The page content of question `uid` (any status), or None when there is no such
     question. Three queries on a cache miss, none on a hit."""
@@ -150,6 +182,7 @@ def question_page(uid: str) -> QuestionPage | None:
 def question_pages(uids: Iterable[str]) -> dict[str, QuestionPage]:
     """The page contents of several questions at once (a mock exam's review): one cache
     round trip, and three queries for all the misses together."""
+    _drop_pages_changed_elsewhere()
     keys = {CACHE_PREFIX + uid: uid for uid in uids}
     cached = cache.get_many(list(keys))
     found = {keys[key]: page for key, page in cached.items()}
@@ -244,7 +277,8 @@ def _rationale_of(option: Option) -> Rationale:
 def forget_questions(uids: Iterable[str]) -> None:
     """Drop the cached pages of these questions and of the questions that link to them (their
     "Go deeper" lists show these), once the current transaction commits: dropping earlier would
-    let a concurrent request cache the old rows again. One query, for the linking questions."""
+    let a concurrent request cache the old rows again. Three queries: the linking questions,
+    the change rows, the pruning of old ones."""
     uids = set(uids)
     if not uids:
         return
@@ -253,7 +287,13 @@ def forget_questions(uids: Iterable[str]) -> None:
             "from_question__uid", flat=True
         )
     )
-    keys = [CACHE_PREFIX + uid for uid in uids | linking]
+    changed = uids | linking
+    now = timezone.now()
+    # Other processes read these rows (their own caches); this one and a shared cache drop
+    # the pages right after the commit.
+    PageChange.objects.bulk_create(PageChange(uid=uid, changed_at=now) for uid in changed)
+    PageChange.objects.filter(changed_at__lt=now - CHANGE_RETENTION).delete()
+    keys = [CACHE_PREFIX + uid for uid in changed]
     transaction.on_commit(lambda: cache.delete_many(keys))
 
 
