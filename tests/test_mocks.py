@@ -389,3 +389,32 @@ def test_report_and_review_query_counts_are_flat(client, learner, django_assert_
             client.get(reverse("mock_review", args=[mock.code]))
         counts.append((len(report), len(review)))
     assert counts[0] == counts[1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_submissions_record_each_answer_once():
+    from django.test import Client
+
+    from tests.test_attempts import post_in_threads
+
+    learner = UserFactory()
+    exam = ExamFactory(mock_question_count=4, mock_duration_minutes=30, mock_pass_percent=50)
+    QuestionFactory.create_batch(4, topic=TopicFactory(exam=exam, weight=100))
+    mock = MockExam.objects.start(learner=learner, exam=exam)
+    for item in mock.items.select_related("question"):
+        MockItem.objects.filter(pk=item.pk).update(chosen_keys=keys(item)[:1])
+    statuses = []
+
+    def submit():
+        client = Client()
+        client.force_login(learner)
+        statuses.append(client.post(reverse("mock_submit", args=[mock.code])).status_code)
+
+    assert post_in_threads(5, submit) == []
+    # A double click lands on the report (302) or, once the first has committed, is told the
+    # exam was already submitted (409); either way the answers are recorded once.
+    assert set(statuses) <= {302, 409}
+    assert 302 in statuses
+    assert Attempt.objects.filter(source="mock").count() == 4
+    mock.refresh_from_db()
+    assert mock.right_count == 4
