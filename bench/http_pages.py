@@ -388,7 +388,7 @@ def main() -> int:
             )
             # Warm every process's cache and Python, as a server in service would be.
             for target in targets:
-                run_wrk(wrk, base, target, 8, 2, workdir)
+                run_wrk(wrk, base, target, 8, 4, workdir)
             print(
                 f"\n{'endpoint':<32}{'conns':>6}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
                 f"{'x healthz':>11}"
