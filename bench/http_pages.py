@@ -197,22 +197,27 @@ def learner_quizzes(env: dict[str, str]) -> dict[str, Any]:
     return dict(json.loads(out))
 
 
-def quiz_post_script(base: str, session: str, code: str, items: list[list[Any]]) -> str:
-    """A wrk script answering the quiz's items in turn (thread n takes every n-th item), with
-    the learner's session and a CSRF token read from a page the way a browser would."""
+def learner_form(base: str, session: str, path: str) -> tuple[str, str]:
+    """Open `path` as the signed-in learner, the way a browser would: (the form's CSRF token,
+    the CSRF cookie)."""
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    request = urllib.request.Request(
-        base + f"/progress/quizzes/{code}/1/", headers={"Cookie": f"sessionid={session}"}
-    )
+    request = urllib.request.Request(base + path, headers={"Cookie": f"sessionid={session}"})
     html = opener.open(request).read().decode()
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
     csrf = next((c.value for c in jar if c.name == "csrftoken"), None)
     if not token or not csrf:
-        sys.exit("could not open the learner's quiz: the quiz benchmark would be wrong")
+        sys.exit(f"could not open {path} as the learner: the benchmark would be wrong")
+    return token.group(1), csrf
+
+
+def quiz_post_script(base: str, session: str, code: str, items: list[list[Any]]) -> str:
+    """A wrk script answering the quiz's items in turn (thread n takes every n-th item), with
+    the learner's session and a CSRF token read from a page the way a browser would."""
+    token, csrf = learner_form(base, session, f"/progress/quizzes/{code}/1/")
     paths = ", ".join(f'"/progress/quizzes/{code}/{number}/"' for number, _ in items)
     bodies = ", ".join(
-        '"' + urllib.parse.urlencode({"csrfmiddlewaretoken": token.group(1), "choice": key}) + '"'
+        '"' + urllib.parse.urlencode({"csrfmiddlewaretoken": token, "choice": key}) + '"'
         for _, key in items
     )
     return (
@@ -233,17 +238,8 @@ def quiz_post_script(base: str, session: str, code: str, items: list[list[Any]])
 def mock_save_script(base: str, session: str, code: str, key: str) -> str:
     """A wrk script saving the answer to question 1 of a mock exam, again and again (saving
     is idempotent: the answer can change until submission)."""
-    jar = http.cookiejar.CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    request = urllib.request.Request(
-        base + f"/progress/mocks/{code}/1/", headers={"Cookie": f"sessionid={session}"}
-    )
-    html = opener.open(request).read().decode()
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
-    csrf = next((c.value for c in jar if c.name == "csrftoken"), None)
-    if not token or not csrf:
-        sys.exit("could not open the learner's mock exam: the benchmark would be wrong")
-    body = urllib.parse.urlencode({"csrfmiddlewaretoken": token.group(1), "choice": key, "go": "1"})
+    token, csrf = learner_form(base, session, f"/progress/mocks/{code}/1/")
+    body = urllib.parse.urlencode({"csrfmiddlewaretoken": token, "choice": key, "go": "1"})
     return lua_post(body, f"sessionid={session}; csrftoken={csrf}")
 
 
