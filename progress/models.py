@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+import fsrs
 from django.contrib.auth.models import AbstractUser
 from django.db import IntegrityError, models, transaction
 from django.db.models import (
@@ -63,6 +64,7 @@ class Selection(models.TextChoices):
     UNANSWERED = "unanswered", "Not yet answered"
     WRONG = "wrong", "Answered wrong last time"
     BOOKMARKED = "bookmarked", "Bookmarked"
+    DUE = "due", "Due for review"
 
     @staticmethod
     def apply(
@@ -76,6 +78,14 @@ class Selection(models.TextChoices):
         if selection == Selection.WRONG:
             latest = mine.order_by("-answered_at", "-pk").values("is_correct")[:1]
             return questions.annotate(last_right=Subquery(latest)).filter(last_right=False)
+        if selection == Selection.DUE:
+            return questions.filter(
+                Exists(
+                    ReviewCard.objects.filter(
+                        learner=learner, question=OuterRef("pk"), due__lte=timezone.now()
+                    )
+                )
+            )
         if selection == Selection.BOOKMARKED:
             return questions.filter(
                 Exists(Bookmark.objects.filter(learner=learner, question=OuterRef("pk")))
@@ -266,7 +276,8 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         """Record an answer exactly once; returns (attempt, created). A second post of the same
         quiz item or the same served page (double click, resubmitted form, two tabs) hits a
         unique constraint and gets the attempt recorded first, on SQLite and PostgreSQL alike.
-        Three queries: savepoint, insert, release (a duplicate: a rollback and a select)."""
+        Queries: savepoint, insert, the review card (read, then write if it changes),
+        release; a duplicate: a rollback and a select."""
         now = timezone.now()
         spent = now - served_at if served_at else None
         if spent is not None and (spent < timedelta(0) or spent > MAX_TIME_SPENT):
@@ -294,6 +305,7 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
                     serve_nonce=nonce,
                     answered_at=now,
                 )
+                ReviewCard.objects.schedule(learner.pk, [(page.question_id, grade.is_correct, now)])
         except IntegrityError:
             if quiz_item is not None:
                 return self.get(quiz_item=quiz_item), False
@@ -369,6 +381,78 @@ class Attempt(models.Model):
     @property
     def chosen_texts(self) -> list[str]:
         return [str(item.get("text", "")) for item in self.chosen]
+
+
+# Binary grades, as the product has them: a wrong answer is "again", a right one "good". The
+# learning steps suit exam practice (see it again in ten minutes, then tomorrow); fuzzing
+# spreads the reviews of questions missed together over neighbouring days.
+SCHEDULER = fsrs.Scheduler(
+    learning_steps=(timedelta(minutes=10), timedelta(days=1)),
+    relearning_steps=(timedelta(days=1),),
+    enable_fuzzing=True,
+)
+
+
+class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
+    def due(self, learner: User, now: datetime | None = None) -> "ReviewCardQuerySet":
+        return self.filter(learner=learner, due__lte=now or timezone.now())
+
+    def schedule(self, learner_id: int, answers: Sequence[tuple[int, bool, datetime]]) -> None:
+        """Reschedule the learner's cards after these answers (question id, right, when): a
+        wrong answer makes a card if there was none; a right one moves an existing card on.
+        A fixed number of queries however many answers: read the cards, insert, update."""
+        if not answers:
+            return
+        cards = {
+            card.question_id: card
+            for card in self.select_for_update().filter(
+                learner_id=learner_id, question_id__in={qid for qid, _, _ in answers}
+            )
+        }
+        new: dict[int, ReviewCard] = {}
+        changed: dict[int, ReviewCard] = {}
+        for question_id, right, when in answers:
+            card = cards.get(question_id) or new.get(question_id)
+            if card is None:
+                if right:
+                    continue  # right first time: nothing to review
+                card = ReviewCard(learner_id=learner_id, question_id=question_id)
+                new[question_id] = card
+            elif question_id in cards:
+                changed[question_id] = card
+            card.review(right, when)
+        ReviewCard.objects.bulk_create(list(new.values()))
+        ReviewCard.objects.bulk_update(list(changed.values()), ["card", "due", "reviews"])
+
+
+class ReviewCard(models.Model):
+    """A question the learner got wrong, coming back on a spaced-repetition schedule (FSRS)."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="review_cards")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    card = models.JSONField(default=dict)  # fsrs.Card.to_dict()
+    due = models.DateTimeField(default=timezone.now)
+    reviews = models.PositiveIntegerField(default=0)
+
+    objects = ReviewCardQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "question"], name="review_card_once"),
+        ]
+        indexes = [
+            # "Review due questions (N)": a learner's cards due by now.
+            models.Index(fields=["learner", "due"], name="review_card_learner_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id} reviews {self.question_id} on {self.due:%Y-%m-%d %H:%M}"
+
+    def review(self, right: bool, when: datetime) -> None:
+        card = fsrs.Card.from_dict(self.card) if self.card else fsrs.Card(due=when)
+        rating = fsrs.Rating.Good if right else fsrs.Rating.Again
+        card, _ = SCHEDULER.review_card(card, rating, review_datetime=when)
+        self.card, self.due, self.reviews = card.to_dict(), card.due, self.reviews + 1
 
 
 class Bookmark(models.Model):
@@ -644,6 +728,10 @@ class MockExam(models.Model):
                 )
             MockItem.objects.bulk_update(items, ["is_correct"])
             Attempt.objects.bulk_create(attempts)
+            ReviewCard.objects.schedule(
+                self.learner_id,
+                [(a.question_id or 0, a.is_correct, a.answered_at) for a in attempts],
+            )
             self.right_count = sum(1 for item in items if item.is_correct)
             self.submitted_at = at
             MockExam.objects.filter(pk=self.pk).update(right_count=self.right_count)

@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -19,7 +20,16 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from courseiva.http import HtmxHttpRequest
 from progress.forms import HistoryFilterForm, QuizStartForm
-from progress.models import Attempt, MockExam, Note, Quiz, QuizItem, Source, User
+from progress.models import (
+    Attempt,
+    MockExam,
+    Note,
+    Quiz,
+    QuizItem,
+    ReviewCard,
+    Source,
+    User,
+)
 from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
@@ -62,6 +72,12 @@ def progress_home(request: HttpRequest) -> HttpResponse:
         "open_quizzes": list(quizzes.in_progress().order_by("-created_at")[:10]),
         "finished_quizzes": list(
             quizzes.filter(finished_at__isnull=False).order_by("-finished_at")[:10]
+        ),
+        "due_reviews": list(
+            ReviewCard.objects.due(learner)
+            .values("question__topic__exam__slug", "question__topic__exam__code")
+            .annotate(count=Count("pk"))
+            .order_by("question__topic__exam__code")
         ),
         "mocks": list(
             MockExam.objects.for_learner(learner)

@@ -116,8 +116,8 @@ def test_answer_post_of_a_signed_in_learner_has_a_fixed_query_count(
     key = question.options.get(is_correct=True).key
     for _ in range(2):
         form = served_form(client, question)
-        # session, user, savepoint, insert, release, the panel (bookmark and note)
-        with django_assert_num_queries(6):
+        # session, user, savepoint, insert, review card, release, the panel (bookmark, note)
+        with django_assert_num_queries(7):
             client.post(question.get_absolute_url(), {"choice": key, **form})
 
 
