@@ -62,3 +62,41 @@ def trend_chart(sittings: Sequence[MockExam], current: MockExam) -> SafeString:
     parts.append("</svg>")
     # Built from numbers and escaped text only.
     return mark_safe("".join(parts))  # noqa: S308
+
+
+def daily_chart(series: Sequence[tuple[str, int, int]]) -> SafeString:
+    """Answers per day (bars, the right ones filled darker) for the last days; `series` is
+    (label, answers, right) per day, oldest first. The page carries the same as a table."""
+    if not any(count for _, count, _ in series):
+        return mark_safe("")
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    top = max(count for _, count, _ in series)
+    slot = plot_w / len(series)
+    bar = max(slot - 3, 2)
+    parts = [
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        'aria-labelledby="daily-title daily-desc" xmlns="http://www.w3.org/2000/svg">'
+        '<title id="daily-title">Answers per day, last 30 days</title>'
+        f'<desc id="daily-desc">Most in one day: {top}. Darker part: answered right.</desc>'
+        f'<line x1="{LEFT}" y1="{TOP + plot_h}" x2="{WIDTH - RIGHT}" y2="{TOP + plot_h}" '
+        f'class="grid"/><text x="{LEFT - 6}" y="{TOP + 4}" class="axis" text-anchor="end">'
+        f"{top}</text>"
+    ]
+    for index, (label, count, right) in enumerate(series):
+        x = LEFT + index * slot
+        height = plot_h * count / top
+        right_height = plot_h * right / top
+        parts.append(
+            f'<rect x="{x:.1f}" y="{TOP + plot_h - height:.1f}" width="{bar:.1f}" '
+            f'height="{height:.1f}" class="bar"/><rect x="{x:.1f}" '
+            f'y="{TOP + plot_h - right_height:.1f}" width="{bar:.1f}" '
+            f'height="{right_height:.1f}" class="bar-right"/>'
+        )
+        if index % 7 == 0 or index == len(series) - 1:
+            parts.append(
+                f'<text x="{x + bar / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle" '
+                f'class="axis">{escape(label)}</text>'
+            )
+    parts.append("</svg>")
+    # Built from numbers and escaped text only.
+    return mark_safe("".join(parts))  # noqa: S308

@@ -5,7 +5,7 @@ that learner (see `progress.views` and its access helpers)."""
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 import fsrs
@@ -20,10 +20,11 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
+    Sum,
     Value,
     When,
 )
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, TruncDate
 from django.urls import reverse
 from django.utils import timezone
 
@@ -306,6 +307,7 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
                     answered_at=now,
                 )
                 ReviewCard.objects.schedule(learner.pk, [(page.question_id, grade.is_correct, now)])
+                LearnerDay.objects.count_answers(learner.pk, [(now, grade.is_correct, spent)])
         except IntegrityError:
             if quiz_item is not None:
                 return self.get(quiz_item=quiz_item), False
@@ -453,6 +455,86 @@ class ReviewCard(models.Model):
         rating = fsrs.Rating.Good if right else fsrs.Rating.Again
         card, _ = SCHEDULER.review_card(card, rating, review_datetime=when)
         self.card, self.due, self.reviews = card.to_dict(), card.due, self.reviews + 1
+
+
+class LearnerDayQuerySet(models.QuerySet["LearnerDay"]):
+    def count_answers(
+        self, learner_id: int, answers: Sequence[tuple[datetime, bool, timedelta | None]]
+    ) -> None:
+        """Add answers (when, right, time spent) to the learner's daily totals, in the caller's
+        transaction."""
+        days: dict[date, list[int]] = {}
+        for when, is_right, spent in answers:
+            totals = days.setdefault(timezone.localdate(when), [0, 0, 0, 0])
+            totals[0] += 1
+            totals[1] += int(is_right)
+            if spent is not None:
+                totals[2] += 1
+                totals[3] += round(spent.total_seconds())
+        # The day's row first if missing (a no-op when it exists, race-free on both databases),
+        # then the increments: two queries per day, whatever happened before.
+        LearnerDay.objects.bulk_create(
+            [LearnerDay(learner_id=learner_id, day=day) for day in days], ignore_conflicts=True
+        )
+        for day, (count, right, timed, seconds) in days.items():
+            self.filter(learner_id=learner_id, day=day).update(
+                answers=F("answers") + count,
+                right=F("right") + right,
+                timed_answers=F("timed_answers") + timed,
+                seconds=F("seconds") + seconds,
+            )
+
+    def rebuild(self, learner_id: int | None = None) -> int:
+        """Recompute the daily totals from the attempts (all learners, or one). Returns the
+        number of rows written."""
+        attempts = Attempt.objects.all()
+        if learner_id is not None:
+            attempts = attempts.filter(learner_id=learner_id)
+        rows = (
+            attempts.annotate(day=TruncDate("answered_at"))
+            .values("learner_id", "day")
+            .annotate(
+                n=Count("pk"),
+                r=Count("pk", filter=Q(is_correct=True)),
+                t=Count("pk", filter=Q(time_spent__isnull=False)),
+                s=Sum("time_spent"),
+            )
+        )
+        with transaction.atomic():
+            existing = self.all() if learner_id is None else self.filter(learner_id=learner_id)
+            existing.delete()
+            written = LearnerDay.objects.bulk_create(
+                LearnerDay(
+                    learner_id=row["learner_id"], day=row["day"], answers=row["n"],
+                    right=row["r"], timed_answers=row["t"],
+                    seconds=round(row["s"].total_seconds()) if row["s"] else 0,
+                )
+                for row in rows
+            )  # fmt: skip
+        return len(written)
+
+
+class LearnerDay(models.Model):
+    """A learner's answers of one day: what the study analytics read, kept up to date by every
+    recorded answer so that no page counts attempts."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="days")
+    day = models.DateField()
+    answers = models.PositiveIntegerField(default=0)
+    right = models.PositiveIntegerField(default=0)
+    timed_answers = models.PositiveIntegerField(default=0)
+    seconds = models.PositiveIntegerField(default=0)
+
+    objects = LearnerDayQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            # Its index also serves the analytics: a learner's days, by date.
+            models.UniqueConstraint(fields=["learner", "day"], name="learner_day_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id} on {self.day}: {self.right}/{self.answers}"
 
 
 class Bookmark(models.Model):
@@ -731,6 +813,9 @@ class MockExam(models.Model):
             ReviewCard.objects.schedule(
                 self.learner_id,
                 [(a.question_id or 0, a.is_correct, a.answered_at) for a in attempts],
+            )
+            LearnerDay.objects.count_answers(
+                self.learner_id, [(at, a.is_correct, None) for a in attempts]
             )
             self.right_count = sum(1 for item in items if item.is_correct)
             self.submitted_at = at

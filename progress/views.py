@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Count
+from django.db.models import Count, Sum
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -19,9 +19,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseiva.http import HtmxHttpRequest
+from progress.charts import daily_chart
 from progress.forms import HistoryFilterForm, QuizStartForm
 from progress.models import (
     Attempt,
+    LearnerDay,
     MockExam,
     Note,
     Quiz,
@@ -37,6 +39,8 @@ from questions.models import Exam, Topic
 from questions.pages import QuestionPage, question_page
 
 HISTORY_PAGE_SIZE = 25
+# Days of daily totals read for the streak: a longer streak shows as this many days.
+STREAK_HORIZON_DAYS = 400
 QUESTION_TEMPLATE = "questions/question.html"
 
 
@@ -69,6 +73,7 @@ def progress_home(request: HttpRequest) -> HttpResponse:
     quizzes = Quiz.objects.for_learner(learner).select_related("exam", "topic")
     context = {
         "learner": learner,
+        "analytics": study_analytics(learner),
         "open_quizzes": list(quizzes.in_progress().order_by("-created_at")[:10]),
         "finished_quizzes": list(
             quizzes.filter(finished_at__isnull=False).order_by("-finished_at")[:10]
@@ -86,6 +91,53 @@ def progress_home(request: HttpRequest) -> HttpResponse:
         ),
     }
     return TemplateResponse(request, "progress/home.html", context)
+
+
+def study_analytics(learner: User, days_shown: int = 30) -> dict[str, Any]:
+    """Totals, the current streak and the last days' answers, from the stored daily totals
+    (never from the attempts). Two queries."""
+    today = timezone.localdate()
+    recent = {
+        row.day: row
+        for row in LearnerDay.objects.filter(
+            learner=learner, day__gt=today - timedelta(days=STREAK_HORIZON_DAYS)
+        )
+    }
+    totals = LearnerDay.objects.filter(learner=learner).aggregate(
+        answers=Sum("answers"),
+        right=Sum("right"),
+        timed=Sum("timed_answers"),
+        seconds=Sum("seconds"),
+    )
+    # The streak counts back from today, or from yesterday when today has no answer yet.
+    day = today if today in recent else today - timedelta(days=1)
+    streak = 0
+    while day in recent and recent[day].answers:
+        streak += 1
+        day -= timedelta(days=1)
+    series: list[dict[str, Any]] = []
+    for offset in range(days_shown - 1, -1, -1):
+        day = today - timedelta(days=offset)
+        row = recent.get(day)
+        series.append(
+            {
+                "day": day,
+                "label": day.strftime("%d %b"),
+                "answers": row.answers if row else 0,
+                "right": row.right if row else 0,
+            }
+        )
+    answers = totals["answers"] or 0
+    return {
+        "answers": answers,
+        "accuracy": round(100 * (totals["right"] or 0) / answers) if answers else None,
+        "seconds_per_answer": round((totals["seconds"] or 0) / totals["timed"])
+        if totals["timed"]
+        else None,
+        "streak": streak,
+        "series": series,
+        "chart": daily_chart([(d["label"], d["answers"], d["right"]) for d in series]),
+    }
 
 
 @require_http_methods(["GET", "POST"])

@@ -116,8 +116,9 @@ def test_answer_post_of_a_signed_in_learner_has_a_fixed_query_count(
     key = question.options.get(is_correct=True).key
     for _ in range(2):
         form = served_form(client, question)
-        # session, user, savepoint, insert, review card, release, the panel (bookmark, note)
-        with django_assert_num_queries(7):
+        # session, user, savepoint, insert, review card, the day's row and its totals,
+        # release, the panel (bookmark, note)
+        with django_assert_num_queries(9):
             client.post(question.get_absolute_url(), {"choice": key, **form})
 
 
