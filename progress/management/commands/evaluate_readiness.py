@@ -1,0 +1,109 @@
+"""`manage.py evaluate_readiness`: how well the readiness model predicts answers it has not seen.
+
+The model and the replay live in progress.readiness and progress.kt (no Django there); this
+command reads the logs, or the site's own attempts, and prints the result.
+"""
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from progress import kt
+from progress.models import Attempt
+
+# Below this, the site's attempts say nothing useful about the model.
+MIN_SITE_LEARNERS = 10
+MIN_SITE_ANSWERS = 200
+
+
+class Command(BaseCommand):
+    help = (
+        "Replay learner logs through the readiness model: fit on the train learners alone, "
+        "then predict each test answer from that learner's earlier answers only. Prints a "
+        "table and, last, one JSON line with n, auc, rmse, logloss and ece. Logs are "
+        "tab-separated with the header `user_id item_id timestamp correct skill_id`. "
+        "Without files, the site's own attempts are replayed, split by learner."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--train", type=Path, help="Log of the learners to fit on.")
+        parser.add_argument("--test", type=Path, help="Log of the learners to predict.")
+        parser.add_argument(
+            "--split-learners",
+            type=float,
+            metavar="FRACTION",
+            help="Split the single --train log (or the site's attempts) by learner: this "
+            "fraction of the learners to fit on, the rest to predict (default 0.8 for the "
+            "site's attempts).",
+        )
+        parser.add_argument(
+            "--seed", type=int, default=0, help="Seed of the split and of the fit (default 0)."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        started = time.perf_counter()
+        train_path: Path | None = options["train"]
+        test_path: Path | None = options["test"]
+        fraction: float | None = options["split_learners"]
+        seed: int = options["seed"]
+        if fraction is not None and not 0.0 < fraction < 1.0:
+            raise CommandError(
+                f"--split-learners must be a fraction strictly between 0 and 1, not {fraction}."
+            )
+        if test_path is not None and train_path is None:
+            raise CommandError("--test needs --train: the learners to fit on.")
+        if train_path is not None and test_path is not None and fraction is not None:
+            raise CommandError(
+                "--split-learners splits a single log: give --train alone, or --train and "
+                "--test without it."
+            )
+        if train_path is not None and test_path is None and fraction is None:
+            raise CommandError(
+                "With --train alone, give --split-learners (e.g. 0.8), or a --test log."
+            )
+
+        try:
+            if train_path is None:
+                train, test = self._site_logs(fraction or 0.8, seed)
+                train_name = test_name = "site attempts"
+            elif test_path is None:
+                assert fraction is not None
+                train, test = kt.split_learners(kt.read_log(train_path), fraction, seed)
+                train_name = f"{train_path.name} ({fraction:g} of the learners)"
+                test_name = f"{train_path.name} (the other learners)"
+            else:
+                train, test = kt.read_log(train_path), kt.read_log(test_path)
+                train_name, test_name = train_path.name, test_path.name
+        except kt.LogError as error:
+            raise CommandError(str(error)) from None
+        if not train or not test:
+            raise CommandError(
+                "The split leaves no learner on one side: the log needs two learners or more."
+            )
+
+        evaluation = kt.evaluate(train, test, seed=seed)
+        for line in evaluation.table(train_name, test_name):
+            self.stdout.write(line)
+        self.stdout.write(f"total time {time.perf_counter() - started:.1f} s")
+        self.stdout.write(json.dumps(evaluation.scores.as_dict()))
+
+    def _site_logs(self, fraction: float, seed: int) -> tuple[kt.Log, kt.Log]:
+        """The site's attempts as a log (question uid as the item, topic as the skill), each
+        learner's in the order answered, split by learner."""
+        rows = (
+            Attempt.objects.order_by("learner_id", "answered_at", "id")
+            .values_list("learner_id", "question_uid", "topic_id", "is_correct")
+            .iterator(chunk_size=5000)
+        )
+        log = kt.log_from_rows(rows)
+        answers = kt.count_answers(log)
+        if len(log) < MIN_SITE_LEARNERS or answers < MIN_SITE_ANSWERS:
+            raise CommandError(
+                f"Too few attempts on the site to evaluate the model: {answers} answers by "
+                f"{len(log)} learners (at least {MIN_SITE_ANSWERS} answers by "
+                f"{MIN_SITE_LEARNERS} learners are needed). Give --train and --test logs."
+            )
+        return kt.split_learners(log, fraction, seed)

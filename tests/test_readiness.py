@@ -1,0 +1,381 @@
+"""The readiness learner model (progress.readiness), the log replay and metrics (progress.kt),
+and `manage.py evaluate_readiness`."""
+
+import json
+import math
+import random
+from datetime import timedelta
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from progress import kt, readiness
+from progress.models import Attempt, Source
+from progress.readiness import (
+    FEATURES,
+    PROFILE_SIZE,
+    ItemState,
+    LearnerState,
+    ModelParams,
+    ReadinessModel,
+    TopicParams,
+)
+from tests.factories import UserFactory
+
+KT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "kt"
+HEADER = "user_id\titem_id\ttimestamp\tcorrect\tskill_id\n"
+
+
+def hand_model(**changes) -> ReadinessModel:
+    """Topic t (difficulty 0.5), question q of it (difficulty -0.5, variance 0.5); one history
+    weight: 1 on log(1 + earlier right answers to the question); the pattern "right" 0.25."""
+    weights = [0.0] * len(FEATURES)
+    weights[FEATURES.index("item_wins")] = 1.0
+    patterns = [0.0] * readiness.N_PATTERNS
+    patterns[0b11] = 0.25
+    params = ModelParams(
+        bias=0.0,
+        weights=weights,
+        pattern_weights=patterns,
+        topics={"t": TopicParams(difficulty=0.5)},
+        items={"q": ItemState(difficulty=-0.5, variance=0.5, answers=10)},
+        ability_variance=1.0,
+        topic_variance=0.5,
+        profile_variance=0.0,
+        ability_drift=0.1,
+        topic_drift=0.0,
+        item_variance=1.0,
+    )
+    for name, value in changes.items():
+        setattr(params, name, value)
+    return ReadinessModel(params)
+
+
+# --- The model, by hand ---------------------------------------------------------------------
+
+
+def test_one_update_by_hand():
+    model = hand_model()
+    learner = model.new_learner()
+
+    # A new learner: no history, so every feature is 0 and the pattern is "none" (code 1).
+    # logit = bias - topic difficulty - question difficulty = 0 - 0.5 + 0.5 = 0, p = 0.5.
+    # Logit variance = overall 1.0 + topic 0.5 + question 0.5 = 2.0.
+    before = model.predict(learner, "t", "q")
+    assert before.logit == pytest.approx(0.0)
+    assert before.probability == pytest.approx(0.5)
+    assert before.variance == pytest.approx(2.0)
+    spread = readiness.Z80 * math.sqrt(2.0)
+    assert before.low == pytest.approx(1 / (1 + math.exp(spread)))
+    assert before.high == pytest.approx(1 / (1 + math.exp(-spread)))
+
+    # A right answer. h = p(1 - p) = 0.25; s = 1 + h (1.0 + 0.5) = 1.375;
+    # r = (1 - 0.5) / s = 4/11.
+    # overall ability += 1.0 * 4/11 = 4/11;  topic offset += 0.5 * 4/11 = 2/11
+    # overall variance = 1 - 1 * 0.25 / 1.375 + drift 0.1 = 9/11 + 0.1
+    # topic variance = 0.5 - 0.25 * 0.25 / 1.375 = 5/11
+    # question (an Elo step scaled by its variance 0.5): difficulty -= 0.5 * 0.5 / (1 + 0.5 *
+    # 0.25) = 2/9, so -0.5 - 2/9 = -13/18; its variance 0.5 / 1.125 = 4/9.
+    assert model.update(learner, "t", "q", True) == pytest.approx(0.5)
+    topic = learner.topics["t"]
+    assert learner.overall.ability == pytest.approx(4 / 11)
+    assert topic.ability == pytest.approx(2 / 11)
+    assert learner.overall.variance == pytest.approx(9 / 11 + 0.1)
+    assert topic.variance == pytest.approx(5 / 11)
+    item = model.params.items["q"]
+    assert item.difficulty == pytest.approx(-13 / 18)
+    assert item.variance == pytest.approx(4 / 9)
+    assert item.answers == 11
+    assert (topic.wins, topic.fails, learner.overall.wins) == (1, 0, 1)
+    assert topic.recent == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
+    assert topic.last == 0b11
+    assert topic.items == {"q": [1, 0]}
+
+    # The same question again: -0.5 + 13/18 + 1 * log(1 + 1) + pattern 0.25 + 4/11 + 2/11.
+    after = model.predict(learner, "t", "q")
+    assert after.logit == pytest.approx(-0.5 + 13 / 18 + math.log(2) + 0.25 + 6 / 11)
+    assert after.variance == pytest.approx((9 / 11 + 0.1) + 5 / 11 + 4 / 9)
+    assert after.probability > before.probability
+
+
+def test_profile_update_by_hand():
+    profile = [2.0] + [0.0] * (PROFILE_SIZE - 1)
+    model = hand_model(
+        profile_variance=0.5,
+        ability_drift=0.0,
+        items={"q": ItemState(difficulty=-0.5, variance=0.5, answers=10, profile=profile)},
+    )
+    learner = model.new_learner()
+    # logit 0 (the learner's profile starts at 0), p = 0.5, h = 0.25; the profile adds
+    # 0.5 * 2^2 = 2 to the variance: s = 1 + 0.25 (1.0 + 0.5 + 2.0) = 1.875, r = 0.5 / s = 4/15.
+    model.update(learner, "t", "q", True, learn_item=False)
+    assert learner.profile[0] == pytest.approx(0.5 * 2.0 * 4 / 15)
+    assert learner.profile_variance[0] == pytest.approx(0.5 - (0.5 * 2.0) ** 2 * 0.25 / 1.875)
+    assert learner.profile[1:] == [0.0] * (PROFILE_SIZE - 1)
+    assert learner.overall.ability == pytest.approx(4 / 15)
+    # learn_item=False leaves the question alone.
+    assert model.params.items["q"].difficulty == -0.5
+
+
+def test_a_wrong_answer_lowers_the_topic_and_unknown_ids_fall_back():
+    model = hand_model()
+    learner = model.new_learner()
+    start = model.topic_readiness(learner, "t").probability
+    model.update(learner, "t", "q", False)
+    after = model.topic_readiness(learner, "t")
+    assert after.probability < start
+    assert after.low < after.probability < after.high
+    # A topic and a question never seen: an average topic and question, nothing stored.
+    prediction = model.predict(learner, "new topic", "new question")
+    assert 0.0 < prediction.probability < 1.0
+    model.update(learner, "new topic", "new question", True, learn_item=False)
+    assert "new question" not in model.params.items
+    model.update(learner, "new topic", "new question", True)
+    assert model.params.items["new question"].answers == 1
+
+
+def test_states_and_parameters_round_trip_through_json():
+    model = hand_model(
+        items={"q": ItemState(-0.5, 0.5, 10, [0.3] * PROFILE_SIZE)}, profile_variance=0.2
+    )
+    learner = model.new_learner()
+    for correct in (True, False, True):
+        model.update(learner, "t", "q", correct)
+    copy = ReadinessModel(ModelParams.from_json(model.params.to_json()))
+    stored = LearnerState.from_dict(json.loads(json.dumps(learner.to_dict())))
+    assert copy.predict(stored, "t", "q") == model.predict(learner, "t", "q")
+    assert copy.params == model.params
+
+
+def test_the_fast_training_replay_agrees_with_the_public_model():
+    # fit() replays learners with inlined arithmetic; the fitted parameters must give the same
+    # predictions through ReadinessModel, or the held-out choices would not hold for it.
+    rng = random.Random(3)
+    log = synthetic_log(rng, learners=30, answers=25)
+    sequences = list(log.values())
+    items, topics = {}, {}
+    blocks = readiness._encode(sequences, items, topics)
+    config = readiness.FitConfig()
+    weights = readiness._Weights(len(items), len(topics), config, rng)
+    weights.set_priors(blocks, config)
+    filt = readiness._Filter(0.4, 0.2, 0.3, 0.01, 0.003)
+    readiness._train(weights, blocks, config, filt, rng)
+    logits, _ = readiness._filtered_logits(weights, readiness._base_logits(weights, blocks), filt)
+    model = ReadinessModel(readiness._params(weights, items, topics, filt, 1.0, 0.0))
+    replayed, _ = kt.replay(model, log)
+    assert replayed == pytest.approx([readiness.sigmoid(z) for z in logits], abs=1e-12)
+
+
+def synthetic_log(rng: random.Random, *, learners: int, answers: int) -> kt.Log:
+    """Learners of varied ability on 5 topics of 8 questions of varied difficulty."""
+    difficulty = {f"i{k}": rng.gauss(0, 1) for k in range(40)}
+    log: kt.Log = {}
+    for learner in range(learners):
+        ability = rng.gauss(0, 1)
+        sequence = []
+        for n in range(answers):
+            item = f"i{rng.randrange(40)}"
+            p = readiness.sigmoid(ability - difficulty[item] + 0.05 * n)
+            sequence.append((item, f"s{int(item[1:]) // 8}", rng.random() < p))
+        log[f"u{learner}"] = sequence
+    return log
+
+
+def test_fit_learns_and_is_deterministic():
+    log = synthetic_log(random.Random(1), learners=60, answers=40)
+    train, test = kt.split_learners(log, 0.75, seed=0)
+    first = kt.evaluate(train, test)
+    assert first.scores.auc > 0.7
+    assert first.fit_report.holdout_learners == 9
+    again = kt.evaluate(train, test)
+    assert again.scores == first.scores
+
+
+# --- Metrics, by hand -----------------------------------------------------------------------
+
+PREDICTIONS = [0.1, 0.4, 0.4, 0.8]
+OUTCOMES = [False, True, False, True]
+
+
+def test_auc_counts_a_tie_as_half():
+    # Right/wrong pairs: (0.4, 0.1) 1, (0.4, 0.4) 1/2, (0.8, 0.1) 1, (0.8, 0.4) 1: 3.5 of 4.
+    assert kt.auc(PREDICTIONS, OUTCOMES) == pytest.approx(0.875)
+    assert kt.auc([0.3, 0.3, 0.3], [True, False, True]) == pytest.approx(0.5)
+    assert kt.auc([0.9, 0.2], [True, False]) == 1.0
+    assert math.isnan(kt.auc([0.2, 0.7], [True, True]))
+
+
+def test_rmse_logloss_and_ece_by_hand():
+    # Errors 0.1, 0.6, 0.4, 0.2: squares sum to 0.57.
+    assert kt.rmse(PREDICTIONS, OUTCOMES) == pytest.approx(math.sqrt(0.57 / 4))
+    expected = -(math.log(0.9) + math.log(0.4) + math.log(0.6) + math.log(0.8)) / 4
+    assert kt.logloss(PREDICTIONS, OUTCOMES) == pytest.approx(expected)
+    # Bins [0.1, 0.2): |0 - 0.1| for 1 of 4; [0.4, 0.5): |0.5 - 0.4| for 2 of 4;
+    # [0.8, 0.9): |1 - 0.8| for 1 of 4.
+    assert kt.ece(PREDICTIONS, OUTCOMES) == pytest.approx(0.1 / 4 + 0.1 * 2 / 4 + 0.2 / 4)
+
+
+def test_metric_edges():
+    # Log-loss clips a certain wrong prediction to 1e-15 rather than dividing by zero.
+    assert kt.logloss([0.0], [True]) == pytest.approx(-math.log(1e-15))
+    # A prediction of exactly 1 falls in the last bin.
+    assert kt.ece([1.0, 1.0], [True, False]) == pytest.approx(0.5)
+    scores = kt.score(PREDICTIONS, OUTCOMES).as_dict()
+    assert set(scores) == {"n", "auc", "rmse", "logloss", "ece"}
+    assert scores["n"] == 4
+    assert kt.score([0.5], [True]).as_dict()["auc"] is None
+
+
+# --- Logs and the split ---------------------------------------------------------------------
+
+
+def test_split_by_learner_is_disjoint_complete_and_seeded():
+    log = {f"u{k}": [("i", "s", k % 2 == 0)] for k in range(10)}
+    train, test = kt.split_learners(log, 0.8, seed=0)
+    assert len(train) == 8
+    assert len(test) == 2
+    assert not set(train) & set(test)
+    assert set(train) | set(test) == set(log)
+    assert kt.split_learners(log, 0.8, seed=0) == (train, test)
+    assert any(kt.split_learners(log, 0.8, seed=s)[1] != test for s in range(1, 5))
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        kt.split_learners(log, 1.0, seed=0)
+
+
+def test_read_a_log_in_any_column_order_with_interleaved_learners():
+    text = "skill_id\tcorrect\tuser_id\titem_id\ttimestamp\n"
+    text += "s1\t1\tu1\ti1\t0\ns1\t0\tu2\ti1\t0\ns2\t0\tu1\ti2\t0\n\n"
+    log = kt.parse_log(text.splitlines(keepends=True))
+    assert log == {"u1": [("i1", "s1", True), ("i2", "s2", False)], "u2": [("i1", "s1", False)]}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "empty file"),
+        ("user\titem\tcorrect\n1\t2\t1\n", "the header lacks user_id, item_id"),
+        (HEADER + "1\t2\t0\tyes\t3\n", "line 2: correct is 'yes'"),
+        (HEADER + "1\t2\t0\t1\t3\n1\t2\n", "line 3: 2 columns"),
+        (HEADER, "no answers"),
+    ],
+)
+def test_malformed_logs_are_refused_with_the_line(text, message):
+    with pytest.raises(kt.LogError, match=message):
+        kt.parse_log(text.splitlines(keepends=True))
+
+
+# --- The command ----------------------------------------------------------------------------
+
+
+def evaluate(*args: str) -> str:
+    out = StringIO()
+    call_command("evaluate_readiness", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_command_on_a_slice_of_statics(tmp_path):
+    if not (KT_DATA / "statics_train.tsv").exists():
+        pytest.skip(f"the shared logs are not at {KT_DATA}")
+    # The first 100 learners of the statics training log, their first 150 answers each.
+    lines = (KT_DATA / "statics_train.tsv").read_text().splitlines(keepends=True)
+    counts = {}
+    kept = [lines[0]]
+    for line in lines[1:]:
+        learner = line.split("\t", 1)[0]
+        if learner not in counts and len(counts) == 100:
+            continue
+        counts[learner] = counts.get(learner, 0) + 1
+        if counts[learner] <= 150:
+            kept.append(line)
+    log = tmp_path / "statics_slice.tsv"
+    log.write_text("".join(kept))
+
+    output = evaluate("--train", str(log), "--split-learners", "0.8", "--seed", "0")
+
+    lines = output.strip().splitlines()
+    assert "AUC" in output
+    scores = json.loads(lines[-1])
+    assert set(scores) == {"n", "auc", "rmse", "logloss", "ece"}
+    assert scores["n"] > 1000
+    assert scores["auc"] > 0.70
+    assert scores["ece"] < 0.05
+
+
+def test_command_with_train_and_test_files(tmp_path):
+    rng = random.Random(5)
+    train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
+    for path, learners in ((train, 40), (test, 10)):
+        rows = [
+            f"{path.stem}{learner}\t{item}\t0\t{int(correct)}\t{skill}\n"
+            for learner, answers in synthetic_log(rng, learners=learners, answers=20).items()
+            for item, skill, correct in answers
+        ]
+        path.write_text(HEADER + "".join(rows))
+    scores = json.loads(evaluate("--train", str(train), "--test", str(test)).splitlines()[-1])
+    assert scores["n"] == 200
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--train", "/nonexistent/train.tsv", "--split-learners", "0.8"], "cannot be read"),
+        (["--train", "{bad}", "--split-learners", "0.8"], "the header lacks"),
+        (["--train", "{good}", "--split-learners", "1.5"], "strictly between 0 and 1"),
+        (["--train", "{good}", "--split-learners", "0"], "strictly between 0 and 1"),
+        (["--test", "{good}"], "--test needs --train"),
+        (["--train", "{good}"], "give --split-learners"),
+        (["--train", "{good}", "--test", "{good}", "--split-learners", "0.8"], "single log"),
+        (["--train", "{one_learner}", "--split-learners", "0.5"], "two learners or more"),
+    ],
+)
+def test_command_errors(tmp_path, args, message):
+    files = {
+        "bad": "learner\tquestion\n1\t2\n",
+        "good": HEADER + "u1\ti1\t0\t1\ts1\nu2\ti1\t0\t0\ts1\n",
+        "one_learner": HEADER + "u1\ti1\t0\t1\ts1\n",
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp_path / f"{name}.tsv"
+        paths[name].write_text(text)
+    args = [arg.format(**{k: str(v) for k, v in paths.items()}) for arg in args]
+    with pytest.raises(CommandError, match=message):
+        evaluate(*args)
+
+
+@pytest.mark.django_db
+def test_command_without_files_needs_enough_site_attempts():
+    learner = UserFactory()
+    Attempt.objects.create(
+        learner=learner, question_uid="q-1", chosen=[], is_correct=True, source=Source.PAGE
+    )
+    with pytest.raises(CommandError, match="Too few attempts on the site"):
+        evaluate()
+
+
+@pytest.mark.django_db
+def test_command_replays_the_site_attempts():
+    rng = random.Random(2)
+    start = timezone.now() - timedelta(days=1)
+    attempts = []
+    for number, answers in enumerate(synthetic_log(rng, learners=15, answers=20).values()):
+        learner = UserFactory()
+        for k, (item, _skill, correct) in enumerate(answers):
+            attempts.append(
+                Attempt(
+                    learner=learner,
+                    question_uid=item,
+                    chosen=[],
+                    is_correct=correct,
+                    source=Source.QUIZ,
+                    answered_at=start + timedelta(minutes=100 * number + k),
+                )
+            )
+    Attempt.objects.bulk_create(attempts)
+    output = evaluate()
+    assert "site attempts" in output
+    scores = json.loads(output.splitlines()[-1])
+    assert scores["n"] == 3 * 20  # 80% of 15 learners fit on, the other 3 replayed
