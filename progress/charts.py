@@ -92,7 +92,7 @@ def daily_chart(series: Sequence[tuple[str, int, int]]) -> SafeString:
             f'y="{TOP + plot_h - right_height:.1f}" width="{bar:.1f}" '
             f'height="{right_height:.1f}" class="bar-right"/>'
         )
-        if index % 7 == 0 or index == len(series) - 1:
+        if (len(series) - 1 - index) % 7 == 0:  # weekly labels, ending today
             parts.append(
                 f'<text x="{x + bar / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle" '
                 f'class="axis">{escape(label)}</text>'
