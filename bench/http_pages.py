@@ -172,29 +172,27 @@ def wait_ready(base: str, server: subprocess.Popen[bytes], timeout: float = 120)
     sys.exit(f"the server did not become ready within {timeout:.0f} s")
 
 
-def sample_paths(env: dict[str, str]) -> tuple[str, list[str]]:
-    """A topic page and ROTATE published question paths, read from the seeded database."""
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", "sample"],
-        env=env,
-        cwd=PROJECT_ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
-    return out[0], out[1:]
-
-
-def learner_quizzes(env: dict[str, str]) -> dict[str, Any]:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", "learner"],
+def run_child(env: dict[str, str], action: str) -> str:
+    """Run one of this script's Django parts (`--child ACTION`) in the server's environment;
+    its standard output."""
+    return subprocess.run(
+        [sys.executable, __file__, "--child", action],
         env=env,
         cwd=PROJECT_ROOT,
         check=True,
         capture_output=True,
         text=True,
     ).stdout
-    return dict(json.loads(out))
+
+
+def sample_paths(env: dict[str, str]) -> tuple[str, list[str]]:
+    """A topic page and ROTATE published question paths, read from the seeded database."""
+    out = run_child(env, "sample").split()
+    return out[0], out[1:]
+
+
+def learner_quizzes(env: dict[str, str]) -> dict[str, Any]:
+    return dict(json.loads(run_child(env, "learner")))
 
 
 def learner_form(base: str, session: str, path: str) -> tuple[str, str]:

@@ -40,6 +40,13 @@ def _get_mock_for_learner(request: HttpRequest, code: str) -> MockExam:
     return mock
 
 
+def _get_submitted_mock_for_learner(request: HttpRequest, code: str) -> MockExam | None:
+    """The learner's submitted sitting; None while it is still being sat (the caller sends the
+    learner back to it)."""
+    mock = _get_mock_for_learner(request, code)
+    return mock if mock.is_submitted else None
+
+
 def _time_up_response(request: HttpRequest, mock: MockExam) -> HttpResponse:
     """A post that arrived after the deadline or the submission: refused, saying why."""
     return TemplateResponse(request, "progress/mock_closed.html", {"mock": mock}, status=409)
@@ -189,7 +196,7 @@ def _render_mock_item(
         "ticked": ticked,
         "navigator": navigator,
         "answered": sum(1 for cell in navigator if cell["answered"]),
-        "seconds_left": max(0, int((mock.deadline - timezone.now()).total_seconds())),
+        "seconds_left": mock.seconds_left,
     }
     return TemplateResponse(request, "progress/mock_item.html", context, status=status)
 
@@ -212,7 +219,7 @@ def mock_submit(request: HttpRequest, code: str) -> HttpResponse:
         "navigator": navigator,
         "unanswered": [cell for cell in navigator if not cell["answered"]],
         "flagged": [cell for cell in navigator if cell["flagged"]],
-        "seconds_left": max(0, int((mock.deadline - timezone.now()).total_seconds())),
+        "seconds_left": mock.seconds_left,
     }
     return TemplateResponse(request, "progress/mock_submit.html", context)
 
@@ -220,9 +227,9 @@ def mock_submit(request: HttpRequest, code: str) -> HttpResponse:
 @require_GET
 @login_required
 def mock_report(request: HttpRequest, code: str) -> HttpResponse:
-    mock = _get_mock_for_learner(request, code)
-    if not mock.is_submitted:
-        return redirect(reverse("mock_resume", args=[mock.code]))
+    mock = _get_submitted_mock_for_learner(request, code)
+    if mock is None:
+        return redirect(reverse("mock_resume", args=[code]))
     items = list(mock.items.values_list("topic_id", "is_correct"))
     topics = []
     for topic in mock.exam.topics.order_by("position", "slug"):
@@ -254,9 +261,9 @@ def mock_report(request: HttpRequest, code: str) -> HttpResponse:
 @require_GET
 @login_required
 def mock_review(request: HttpRequest, code: str) -> HttpResponse:
-    mock = _get_mock_for_learner(request, code)
-    if not mock.is_submitted:
-        return redirect(reverse("mock_resume", args=[mock.code]))
+    mock = _get_submitted_mock_for_learner(request, code)
+    if mock is None:
+        return redirect(reverse("mock_resume", args=[code]))
     show = request.GET.get("show", "all")
     topic_slug = request.GET.get("topic", "")
     if show not in {"all", "wrong", "flagged"}:

@@ -751,6 +751,11 @@ class MockExam(models.Model):
         return timezone.now() >= self.deadline
 
     @property
+    def seconds_left(self) -> int:
+        """What the countdown starts from; the server's deadline decides, not the page."""
+        return max(0, int((self.deadline - timezone.now()).total_seconds()))
+
+    @property
     def percent(self) -> float:
         return 100 * self.right_count / self.question_count if self.question_count else 0.0
 
