@@ -2,11 +2,13 @@
 problem reports. Everything here belongs to one learner, and every view reaches it through
 that learner (see `progress.views` and its access helpers)."""
 
+import json
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 import fsrs
 from django.contrib.auth.models import AbstractUser
@@ -28,6 +30,7 @@ from django.db.models.functions import Lower, TruncDate
 from django.urls import reverse
 from django.utils import timezone
 
+from progress import readiness
 from questions.models import Exam, Grade, Option, Question, Status, Topic
 from questions.pages import QuestionPage
 
@@ -277,8 +280,9 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         """Record an answer exactly once; returns (attempt, created). A second post of the same
         quiz item or the same served page (double click, resubmitted form, two tabs) hits a
         unique constraint and gets the attempt recorded first, on SQLite and PostgreSQL alike.
-        Queries: savepoint, insert, the review card (read, then write if it changes),
-        release; a duplicate: a rollback and a select."""
+        Queries: savepoint, insert, the review card (read, then write if it changes), the
+        daily totals, the readiness state (LearnerReadiness.objects.record), release; a
+        duplicate: a rollback and a select."""
         now = timezone.now()
         spent = now - served_at if served_at else None
         if spent is not None and (spent < timedelta(0) or spent > MAX_TIME_SPENT):
@@ -308,6 +312,9 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
                 )
                 ReviewCard.objects.schedule(learner.pk, [(page.question_id, grade.is_correct, now)])
                 LearnerDay.objects.count_answers(learner.pk, [(now, grade.is_correct, spent)])
+                LearnerReadiness.objects.record(
+                    learner.pk, [(attempt.pk, page.question_id, page.topic_id, grade.is_correct)]
+                )
         except IntegrityError:
             if quiz_item is not None:
                 return self.get(quiz_item=quiz_item), False
@@ -822,6 +829,9 @@ class MockExam(models.Model):
             LearnerDay.objects.count_answers(
                 self.learner_id, [(at, a.is_correct, None) for a in attempts]
             )
+            LearnerReadiness.objects.record(
+                self.learner_id, [(a.pk, a.question_id, a.topic_id, a.is_correct) for a in attempts]
+            )
             self.right_count = sum(1 for item in items if item.is_correct)
             self.submitted_at = at
             MockExam.objects.filter(pk=self.pk).update(right_count=self.right_count)
@@ -854,3 +864,414 @@ class MockItem(models.Model):
     @property
     def is_answered(self) -> bool:
         return bool(self.chosen_keys)
+
+
+# --- Readiness: the learner model's stored state ---------------------------------------------
+#
+# The model (progress.readiness) is plain Python; its state lives in these rows: a learner's
+# overall ability and profile, one row per learner and topic, one per question. Every recorded
+# answer updates them in its own transaction (LearnerReadiness.objects.record); the command
+# `rebuild_readiness` recomputes them all from the attempts. Pages only read them.
+
+# Below this many answers by this many learners, the site's attempts are too few to fit the
+# model's weights on: the starting parameters are used.
+MIN_FIT_LEARNERS = 10
+MIN_FIT_ANSWERS = 200
+
+
+def starting_params() -> readiness.ModelParams:
+    """The parameters before the site has attempts to fit on: an Elo / Rasch model with
+    uncertainty (Glicko-like), with priors from the item-response literature rather than from
+    any data set: abilities and question difficulties spread by about one logit, topic offsets
+    by about 0.7, a little drift so that learners can learn, and a typical practice accuracy
+    of about 62% (bias 0.5). No history weights: `rebuild_readiness` fits them once the site
+    has enough attempts."""
+    return readiness.ModelParams(
+        bias=0.5,
+        ability_variance=1.0,
+        topic_variance=0.5,
+        profile_variance=0.0,
+        ability_drift=0.003,
+        topic_drift=0.003,
+        item_variance=1.0,
+    )
+
+
+class ReadinessFit(models.Model):
+    """A set of the model's parameters; the newest row is the one in use (no row: the
+    starting parameters). The questions it fitted start from their fitted difficulty; the
+    attempts up to `last_attempt_id` taught them already, so replaying those attempts does not
+    move them again."""
+
+    params = models.JSONField()  # ModelParams.to_json(), parsed
+    created_at = models.DateTimeField(default=timezone.now)
+    learners = models.PositiveIntegerField(default=0)
+    answers = models.PositiveIntegerField(default=0)
+    last_attempt_id = models.BigIntegerField(default=0)
+    summary = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"Readiness fit {self.pk} of {self.created_at:%Y-%m-%d}: {self.summary}"
+
+
+@dataclass(frozen=True)
+class ModelInUse:
+    fit_id: int | None
+    model: readiness.ReadinessModel
+    last_attempt_id: int
+    fitted_items: frozenset[str]
+
+    def learns_from(self, attempt_id: int, question_id: int | None) -> bool:
+        """Whether this answer still moves the question's difficulty (see ReadinessFit)."""
+        if question_id is None:
+            return False
+        return attempt_id > self.last_attempt_id or str(question_id) not in self.fitted_items
+
+    def new_item(self) -> readiness.ItemState:
+        return readiness.ItemState(0.0, self.model.params.item_variance, 0)
+
+    def starting_item(self, question_id: int) -> readiness.ItemState:
+        """A question's state before its first answer: as fitted, or a new average one."""
+        fitted = self.model.params.items.get(str(question_id))
+        return readiness.ItemState.from_dict(fitted.to_dict()) if fitted else self.new_item()
+
+
+_MODELS: dict[int | None, ModelInUse] = {}
+
+
+def current_model() -> ModelInUse:
+    """The model in use. One query; the parsed parameters are kept per process (they change
+    only with a new fit, which has a new id). Nobody changes them: callers pass their own
+    ItemState copies to the model."""
+    fit_id = ReadinessFit.objects.order_by("-pk").values_list("pk", flat=True).first()
+    in_use = _MODELS.get(fit_id)
+    if in_use is None:
+        if fit_id is None:
+            in_use = ModelInUse(None, readiness.ReadinessModel(starting_params()), 0, frozenset())
+        else:
+            fit = ReadinessFit.objects.get(pk=fit_id)
+            params = readiness.ModelParams.from_json(json.dumps(fit.params))
+            in_use = ModelInUse(
+                fit_id, readiness.ReadinessModel(params), fit.last_attempt_id,
+                frozenset(params.items),
+            )  # fmt: skip
+        _MODELS[fit_id] = in_use
+    return in_use
+
+
+# One answer for the model: (attempt id, question id or None, topic id, correct).
+ModelAnswer = tuple[int, int | None, int | None, bool]
+
+
+def replay_answers(
+    in_use: ModelInUse,
+    learner: readiness.LearnerState,
+    items: dict[int, readiness.ItemState],
+    answers: Sequence[ModelAnswer],
+) -> None:
+    """Apply answers in order to a learner's state and the questions' states (both changed in
+    place): the same steps for an answer recorded now and for one replayed by a rebuild."""
+    model = in_use.model
+    for attempt_id, question_id, topic_id, correct in answers:
+        item = items.get(question_id) if question_id is not None else None
+        learn = item is not None and in_use.learns_from(attempt_id, question_id)
+        model.update(
+            learner,
+            str(topic_id),
+            str(question_id),
+            correct,
+            item=item if item is not None else in_use.new_item(),
+            learn_item=learn,
+        )
+
+
+class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
+    def record(self, learner_id: int, answers: Sequence[ModelAnswer]) -> None:
+        """Update the learner's abilities and topics and the questions' difficulties after
+        these answers, in the caller's transaction. Under concurrent answers, the learner's row
+        is locked first (two answers of one learner queue there), then the questions' rows in
+        id order (two learners answering one question queue there; one order everywhere, so no
+        deadlock). A fixed number of queries whatever the number of answers: the fit in use;
+        the learner's row (insert if missing, lock); the topics; the questions (insert if
+        missing, lock); three writes."""
+        answers = [a for a in answers if a[2] is not None]
+        if not answers:
+            return
+        in_use = current_model()
+        LearnerReadiness.objects.bulk_create(
+            [LearnerReadiness(learner_id=learner_id)], ignore_conflicts=True
+        )
+        row = self.select_for_update().get(learner_id=learner_id)
+        topic_ids = sorted({topic_id for _, _, topic_id, _ in answers if topic_id is not None})
+        topics = list(TopicReadiness.objects.filter(learner_id=learner_id, topic_id__in=topic_ids))
+        question_ids = sorted({qid for _, qid, _, _ in answers if qid is not None})
+        QuestionReadiness.objects.bulk_create(
+            [QuestionReadiness.from_state(q, in_use.starting_item(q)) for q in question_ids],
+            ignore_conflicts=True,
+        )
+        item_rows = list(
+            QuestionReadiness.objects.select_for_update()
+            .filter(question_id__in=question_ids)
+            .order_by("question_id")
+        )
+        state = row.learner_state(in_use.model, topics)
+        items = {r.question_id: r.item_state() for r in item_rows}
+        replay_answers(in_use, state, items, answers)
+        now = timezone.now()
+        self.filter(pk=row.pk).update(
+            state=LearnerReadiness.state_of(state),
+            answers=F("answers") + len(answers),
+            updated_at=now,
+        )
+        TopicReadiness.objects.bulk_create(
+            [
+                TopicReadiness.from_state(learner_id, t, state.topics[str(t)], now)
+                for t in topic_ids
+            ],
+            update_conflicts=True,
+            unique_fields=["learner", "topic"],
+            update_fields=["state", "answers", "ability", "variance", "updated_at"],
+        )
+        QuestionReadiness.objects.bulk_update(
+            [QuestionReadiness.from_state(r.question_id, items[r.question_id]) for r in item_rows],
+            ["difficulty", "variance", "answers", "profile"],
+        )
+
+
+class LearnerReadiness(models.Model):
+    """A learner's overall ability (with its variance and history counts) and profile."""
+
+    learner = models.OneToOneField(
+        User, on_delete=models.CASCADE, primary_key=True, related_name="readiness"
+    )
+    # {"overall": LearnerTopicState.to_dict(), "profile": [...], "profile_variance": [...]}
+    state = models.JSONField(default=dict)
+    answers = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = LearnerReadinessQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"Readiness of {self.learner_id} ({self.answers} answers)"
+
+    def learner_state(
+        self, model: readiness.ReadinessModel, topics: Sequence["TopicReadiness"]
+    ) -> readiness.LearnerState:
+        """The model's state of this learner, with the topics given (others start afresh)."""
+        if self.state:
+            state = readiness.LearnerState.from_dict({**self.state, "topics": {}})
+        else:
+            state = model.new_learner()
+        for row in topics:
+            state.topics[str(row.topic_id)] = readiness.LearnerTopicState.from_dict(row.state)
+        return state
+
+    @staticmethod
+    def state_of(state: readiness.LearnerState) -> dict[str, Any]:
+        data = state.to_dict()
+        del data["topics"]  # each in its own row
+        return data
+
+
+class TopicReadiness(models.Model):
+    """A learner on one topic: the ability offset from the overall one, its variance, and
+    the counts of right and wrong answers the model reads. `ability`, `variance` and
+    `answers` repeat what `state` holds, so that pages can filter and sort on them."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="topic_readiness")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
+    state = models.JSONField()  # LearnerTopicState.to_dict()
+    answers = models.PositiveIntegerField(default=0)
+    ability = models.FloatField(default=0.0)
+    variance = models.FloatField(default=0.0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # Its index also serves "this learner's topics" (the dashboard).
+            models.UniqueConstraint(fields=["learner", "topic"], name="topic_readiness_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Readiness of {self.learner_id} on topic {self.topic_id}"
+
+    @classmethod
+    def from_state(
+        cls, learner_id: int, topic_id: int, state: readiness.LearnerTopicState, when: datetime
+    ) -> "TopicReadiness":
+        return cls(
+            learner_id=learner_id,
+            topic_id=topic_id,
+            state=state.to_dict(),
+            answers=state.wins + state.fails,
+            ability=state.ability,
+            variance=state.variance,
+            updated_at=when,
+        )
+
+
+class QuestionReadiness(models.Model):
+    """A question's difficulty for the model (logit, relative to its topic), the variance of
+    that estimate, the answers it has had, and its profile (empty: none)."""
+
+    question = models.OneToOneField(
+        Question, on_delete=models.CASCADE, primary_key=True, related_name="readiness"
+    )
+    difficulty = models.FloatField(default=0.0)
+    variance = models.FloatField(default=1.0)
+    answers = models.PositiveIntegerField(default=0)
+    profile = models.JSONField(default=list)
+
+    def __str__(self) -> str:
+        return f"Difficulty of {self.question_id}: {self.difficulty:+.2f}"
+
+    def item_state(self) -> readiness.ItemState:
+        return readiness.ItemState(
+            difficulty=self.difficulty,
+            variance=self.variance,
+            answers=self.answers,
+            profile=[float(v) for v in self.profile],
+        )
+
+    @classmethod
+    def from_state(cls, question_id: int, item: readiness.ItemState) -> "QuestionReadiness":
+        return cls(
+            question_id=question_id,
+            difficulty=item.difficulty,
+            variance=item.variance,
+            answers=item.answers,
+            profile=list(item.profile),
+        )
+
+
+@dataclass
+class RebuildReport:
+    learners: int = 0
+    answers: int = 0
+    questions: int = 0
+    fit: ReadinessFit | None = None
+    fit_report: readiness.FitReport | None = None
+    fit_skipped: str = ""  # why no fit was made, when one was asked for
+
+
+def _attempt_rows(after_id: int = 0) -> Iterator[tuple[int, int, int | None, int | None, bool]]:
+    """(attempt id, learner, question, topic, correct) in id order: the order the answers
+    were recorded in, which is the order their updates were made in."""
+    return (
+        Attempt.objects.filter(pk__gt=after_id)
+        .order_by("pk")
+        .values_list("pk", "learner_id", "question_id", "topic_id", "is_correct")
+        .iterator(chunk_size=5000)
+    )
+
+
+def fit_on_attempts(seed: int = 0) -> tuple[ReadinessFit | None, readiness.FitReport | None, str]:
+    """Fit the model's parameters on the site's attempts and store them as the fit in use;
+    (None, None, why) when there are too few. Reads every attempt once."""
+    sequences: dict[int, list[readiness.Answer]] = {}
+    last_id = 0
+    for attempt_id, learner_id, question_id, topic_id, correct in _attempt_rows():
+        last_id = attempt_id
+        if topic_id is None:
+            continue
+        item = str(question_id) if question_id is not None else f"deleted-{attempt_id}"
+        sequences.setdefault(learner_id, []).append((item, str(topic_id), correct))
+    answers = sum(len(s) for s in sequences.values())
+    if len(sequences) < MIN_FIT_LEARNERS or answers < MIN_FIT_ANSWERS:
+        return (
+            None,
+            None,
+            (
+                f"{answers} answers by {len(sequences)} learners are too few to fit on (at least "
+                f"{MIN_FIT_ANSWERS} by {MIN_FIT_LEARNERS} are needed): the parameters in use stay."
+            ),
+        )
+    model, report = readiness.fit(list(sequences.values()), seed=seed)
+    params = model.params
+    params.items = {k: v for k, v in params.items.items() if k.isdigit()}
+    fit = ReadinessFit.objects.create(
+        params=json.loads(params.to_json()),
+        learners=len(sequences),
+        answers=answers,
+        last_attempt_id=last_id,
+        summary=(
+            f"fitted on {answers:,} answers of {len(sequences):,} learners in "
+            f"{report.epochs} passes"
+        ),
+    )
+    return fit, report, ""
+
+
+def rebuild_readiness(
+    *, fit: bool = True, progress: Callable[[int], None] | None = None
+) -> RebuildReport:
+    """Recompute every learner's and question's state from the attempts (after an upgrade of
+    the model, or to recover); first fit the parameters on the attempts when asked and there
+    are enough. The replay is the incremental update run over the attempts in the order they
+    were recorded, so its result equals the stored state it replaces. Answers recorded while
+    it runs are replayed inside the final transaction, which holds the state rows until it
+    commits (answers arriving then wait for it)."""
+    report = RebuildReport()
+    if fit:
+        report.fit, report.fit_report, report.fit_skipped = fit_on_attempts()
+    in_use = current_model()
+    learners: dict[int, readiness.LearnerState] = {}
+    counts: dict[int, int] = {}
+    items: dict[int, readiness.ItemState] = {}
+
+    def replay(rows: Iterator[tuple[int, int, int | None, int | None, bool]]) -> int:
+        last = 0
+        for attempt_id, learner_id, question_id, topic_id, correct in rows:
+            last = attempt_id
+            if topic_id is None:
+                continue
+            state = learners.get(learner_id)
+            if state is None:
+                state = learners[learner_id] = in_use.model.new_learner()
+            if question_id is not None and question_id not in items:
+                items[question_id] = in_use.starting_item(question_id)
+            replay_answers(in_use, state, items, [(attempt_id, question_id, topic_id, correct)])
+            counts[learner_id] = counts.get(learner_id, 0) + 1
+            report.answers += 1
+            if progress is not None and report.answers % 10_000 == 0:
+                progress(report.answers)
+        return last
+
+    last_id = replay(_attempt_rows())
+    with transaction.atomic():
+        TopicReadiness.objects.all().delete()
+        LearnerReadiness.objects.all().delete()
+        QuestionReadiness.objects.all().delete()
+        replay(_attempt_rows(after_id=last_id))
+        now = timezone.now()
+        LearnerReadiness.objects.bulk_create(
+            (
+                LearnerReadiness(
+                    learner_id=learner_id, state=LearnerReadiness.state_of(state),
+                    answers=counts[learner_id], updated_at=now,
+                )
+                for learner_id, state in learners.items()
+            ),
+            batch_size=2000,
+        )  # fmt: skip
+        TopicReadiness.objects.bulk_create(
+            (
+                TopicReadiness.from_state(learner_id, int(topic_id), topic, now)
+                for learner_id, state in learners.items()
+                for topic_id, topic in state.topics.items()
+            ),
+            batch_size=2000,
+        )
+        existing = set(Question.objects.filter(pk__in=list(items)).values_list("pk", flat=True))
+        QuestionReadiness.objects.bulk_create(
+            (
+                QuestionReadiness.from_state(qid, item)
+                for qid, item in items.items()
+                if qid in existing
+            ),
+            batch_size=2000,
+        )
+    report.learners, report.questions = len(learners), len(items)
+    if progress is not None:
+        progress(report.answers)
+    return report
