@@ -100,3 +100,57 @@ def daily_chart(series: Sequence[tuple[str, int, int]]) -> SafeString:
     parts.append("</svg>")
     # Built from numbers and escaped text only.
     return mark_safe("".join(parts))  # noqa: S308
+
+
+def readiness_chart(
+    rows: Sequence[tuple[str, float, float, float]], pass_percent: float | None, chart_id: str
+) -> SafeString:
+    """Readiness per topic as horizontal bars with their 80% range drawn as a whisker, and the
+    pass mark as a dashed line; `rows` is (topic, percent, low, high), weakest first. Every bar
+    carries its number, so colour is never the only signal; the page has the same as a table."""
+    if not rows:
+        return mark_safe("")
+    label_w, right, row_h, top = 190, 70, 30, 24
+    plot_w = WIDTH - label_w - right
+    height = top + row_h * len(rows) + 10
+
+    def x(percent: float) -> float:
+        return label_w + plot_w * max(0.0, min(percent, 100.0)) / 100
+
+    title = f"{chart_id}-title"
+    parts = [
+        f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'aria-labelledby="{title}" xmlns="http://www.w3.org/2000/svg">'
+        f'<title id="{title}">Expected percent right per topic, weakest first, with the '
+        "range it is 80% likely to lie in"
+        + (f", against the pass mark of {round(pass_percent)}%" if pass_percent else "")
+        + "</title>"
+    ]
+    for tick in (0, 50, 100):
+        parts.append(
+            f'<line x1="{x(tick):.1f}" y1="{top - 6}" x2="{x(tick):.1f}" '
+            f'y2="{height - 8}" class="grid"/><text x="{x(tick):.1f}" y="{top - 10}" '
+            f'class="axis" text-anchor="middle">{tick}%</text>'
+        )
+    for index, (name, percent, low, high) in enumerate(rows):
+        y = top + index * row_h
+        short = name if len(name) <= 28 else name[:27] + "…"
+        parts.append(
+            f'<text x="{label_w - 8}" y="{y + 17}" class="axis" text-anchor="end">'
+            f"{escape(short)}</text>"
+            f'<rect x="{label_w}" y="{y + 6}" width="{x(percent) - label_w:.1f}" height="16" '
+            f'class="bar"/>'
+            f'<line x1="{x(low):.1f}" y1="{y + 14}" x2="{x(high):.1f}" y2="{y + 14}" '
+            f'class="whisker"/><line x1="{x(low):.1f}" y1="{y + 8}" x2="{x(low):.1f}" '
+            f'y2="{y + 20}" class="whisker"/><line x1="{x(high):.1f}" y1="{y + 8}" '
+            f'x2="{x(high):.1f}" y2="{y + 20}" class="whisker"/>'
+            f'<text x="{WIDTH - right + 6}" y="{y + 18}" class="label">{round(percent)}%</text>'
+        )
+    if pass_percent:
+        parts.append(
+            f'<line x1="{x(pass_percent):.1f}" y1="{top - 4}" x2="{x(pass_percent):.1f}" '
+            f'y2="{height - 8}" class="pass-line"/>'
+        )
+    parts.append("</svg>")
+    # Built from numbers and escaped text only.
+    return mark_safe("".join(parts))  # noqa: S308

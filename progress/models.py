@@ -3,6 +3,7 @@ problem reports. Everything here belongs to one learner, and every view reaches 
 that learner (see `progress.views` and its access helpers)."""
 
 import json
+import random
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -69,6 +70,7 @@ class Selection(models.TextChoices):
     WRONG = "wrong", "Answered wrong last time"
     BOOKMARKED = "bookmarked", "Bookmarked"
     DUE = "due", "Due for review"
+    ADAPTIVE = "adaptive", "Adaptive: where practice helps most"
 
     @staticmethod
     def apply(
@@ -123,14 +125,21 @@ class QuizQuerySet(models.QuerySet["Quiz"]):
     ) -> "Quiz | None":
         """A new quiz of up to `length` (None: all) published questions of the topic (or of
         the whole exam), chosen by `selection`, in random order; None when none match.
-        Three queries: the draw, the quiz, its items."""
-        if questions is None:
-            questions = Question.objects.published().filter(topic__exam=exam)
-            if topic is not None:
-                questions = questions.filter(topic=topic)
-            questions = questions.order_by("?")
-        questions = Selection.apply(selection, questions, learner)
-        ids = list(questions.values_list("pk", flat=True)[:length])
+        Three queries: the draw, the quiz, its items (an adaptive draw: those of
+        `progress.standing.standings` instead of one)."""
+        if questions is None and selection == Selection.ADAPTIVE:
+            # The learner model chooses (progress.standing reads the models of this module).
+            from progress.standing import adaptive_question_ids
+
+            ids = adaptive_question_ids(learner, exam, topic, length, random.Random())  # noqa: S311
+        else:
+            if questions is None:
+                questions = Question.objects.published().filter(topic__exam=exam)
+                if topic is not None:
+                    questions = questions.filter(topic=topic)
+                questions = questions.order_by("?")
+            questions = Selection.apply(selection, questions, learner)
+            ids = list(questions.values_list("pk", flat=True)[:length])
         if not ids:
             return None
         with transaction.atomic():

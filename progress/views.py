@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseiva.http import HtmxHttpRequest
-from progress.charts import daily_chart
+from progress.charts import daily_chart, readiness_chart
 from progress.forms import HistoryFilterForm, QuizStartForm
 from progress.models import (
     Attempt,
@@ -32,6 +32,7 @@ from progress.models import (
     Source,
     User,
 )
+from progress.standing import ExamStanding, standings
 from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
@@ -89,8 +90,24 @@ def progress_home(request: HttpRequest) -> HttpResponse:
             .select_related("exam")
             .order_by("-started_at")[:10]
         ),
+        "standings": [
+            {"standing": standing, "chart": standing_chart(standing)}
+            for standing in standings(learner)
+        ],
     }
     return TemplateResponse(request, "progress/home.html", context)
+
+
+def standing_chart(standing: ExamStanding) -> str:
+    pass_percent = float(standing.exam.mock_pass_percent or 0) or None
+    return readiness_chart(
+        [
+            (t.topic.title, t.readiness.percent, t.readiness.low, t.readiness.high)
+            for t in standing.topics
+        ],
+        pass_percent,
+        chart_id=f"readiness-{standing.exam.slug}",
+    )
 
 
 def study_analytics(learner: User, days_shown: int = 30) -> dict[str, Any]:

@@ -26,3 +26,11 @@ def seconds_as_clock(value: int) -> str:
     hours, rest = divmod(max(0, int(value)), 3600)
     minutes, seconds = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+@register.filter
+def percent(value: float | None) -> str:
+    """`{{ forecast.pass_probability|percent }}`: a probability (0 to 1) as "74%"."""
+    if value is None:
+        return ""
+    return f"{round(100 * float(value))}%"

@@ -1,0 +1,190 @@
+"""Where a learner stands: readiness per topic and the pass likelihood per exam, read from the
+stored state of the learner model (never from the attempts). The numbers come from
+`progress.forecast`; this module fetches what it needs in a fixed number of queries."""
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from progress import forecast as forecasting
+from progress import readiness
+from progress.models import (
+    LearnerReadiness,
+    ModelInUse,
+    TopicReadiness,
+    User,
+    current_model,
+    largest_remainder,
+)
+from questions.models import Exam, Question, Topic
+
+
+@dataclass(frozen=True)
+class TopicStanding:
+    topic: Topic
+    readiness: forecasting.TopicReadiness
+    drawn: int  # questions it gives to a mock exam
+
+    @property
+    def needed(self) -> int:
+        """Answers still needed before the pass likelihood counts this topic as known."""
+        return max(0, forecasting.MIN_TOPIC_ANSWERS - self.readiness.answers) if self.drawn else 0
+
+
+@dataclass
+class ExamStanding:
+    exam: Exam
+    topics: list[TopicStanding]  # weakest first
+    forecast: forecasting.ExamForecast | None  # None without a mock-exam shape
+    missing: list[TopicStanding] = field(default_factory=list)  # topics short of answers
+    # What the numbers were computed from, for the adaptive quiz: the plans in blueprint order
+    # and the learner's state.
+    plans: list[forecasting.TopicPlan] = field(default_factory=list, repr=False)
+    learner: "_Learner | None" = field(default=None, repr=False)
+
+    @property
+    def pass_shown(self) -> bool:
+        return self.forecast is not None and not self.missing and self.forecast.questions > 0
+
+    def topic(self, topic_id: int) -> TopicStanding | None:
+        return next((t for t in self.topics if t.topic.pk == topic_id), None)
+
+
+@dataclass(frozen=True)
+class _Learner:
+    in_use: ModelInUse
+    state: readiness.LearnerState
+
+
+def _learner_state(learner: User, rows: Sequence[TopicReadiness]) -> _Learner:
+    in_use = current_model()
+    row = LearnerReadiness.objects.filter(learner=learner).first()
+    model = in_use.model
+    if row is None:
+        state = model.new_learner()
+        for topic_row in rows:  # not expected: topic rows come with the learner's row
+            state.topics[str(topic_row.topic_id)] = readiness.LearnerTopicState.from_dict(
+                topic_row.state
+            )
+    else:
+        state = row.learner_state(model, rows)
+    return _Learner(in_use, state)
+
+
+def standings(learner: User, exams: Sequence[Exam] | None = None) -> list[ExamStanding]:
+    """Readiness on each exam given, or on each exam the learner has practised (in the order
+    of their codes). Five queries whatever the number of answers, topics and exams: the
+    learner's topics, the fit in use, the learner's row, the exams' topics, the exams'
+    published questions with their difficulties."""
+    topic_rows = TopicReadiness.objects.filter(learner=learner).select_related("topic__exam")
+    if exams is not None:
+        topic_rows = topic_rows.filter(topic__exam__in=exams)
+    rows = list(topic_rows)
+    if exams is None:
+        exams = sorted({r.topic.exam for r in rows}, key=lambda exam: (exam.code, exam.pk))
+    if not exams:
+        return []
+    who = _learner_state(learner, rows)
+    topics_of: dict[int, list[Topic]] = defaultdict(list)
+    for topic in Topic.objects.filter(exam__in=exams).order_by("position", "slug"):
+        topics_of[topic.exam_id].append(topic)
+    items_of: dict[int, list[tuple[str, readiness.ItemState | None]]] = defaultdict(list)
+    questions = (
+        Question.objects.published()
+        .filter(topic__exam__in=exams)
+        .values_list(
+            "pk", "topic_id", "readiness__difficulty", "readiness__variance",
+            "readiness__answers", "readiness__profile",
+        )
+        .order_by("pk")
+    )  # fmt: skip
+    for pk, topic_id, difficulty, variance, answers, profile in questions:
+        item = None
+        if difficulty is not None:
+            item = readiness.ItemState(difficulty, variance, answers, list(profile or []))
+        items_of[topic_id].append((str(pk), item))
+    return [_standing(exam, topics_of[exam.pk], items_of, who) for exam in exams]
+
+
+def _standing(
+    exam: Exam,
+    topics: list[Topic],
+    items_of: dict[int, list[tuple[str, readiness.ItemState | None]]],
+    who: _Learner,
+) -> ExamStanding:
+    # The mock exam as this site draws it: split by weight, capped by the questions there are.
+    wanted = largest_remainder(exam.mock_question_count or 0, [t.weight for t in topics])
+    plans = [
+        forecasting.TopicPlan(
+            topic_id=str(topic.pk), drawn=min(count, len(items_of[topic.pk])),
+            items=items_of[topic.pk],
+        )
+        for topic, count in zip(topics, wanted, strict=True)
+    ]  # fmt: skip
+    model = who.in_use.model
+    result = None
+    if exam.has_mock_shape:
+        result = forecasting.forecast_exam(
+            model, who.state, plans, float(exam.mock_pass_percent or 0)
+        )
+        readinesses = result.topics
+    else:
+        readinesses = [forecasting.topic_readiness(model, who.state, plan) for plan in plans]
+    standing_topics = [
+        TopicStanding(topic=topic, readiness=r, drawn=plan.drawn)
+        for topic, r, plan in zip(topics, readinesses, plans, strict=True)
+    ]
+    missing = [t for t in standing_topics if t.needed]
+    standing_topics.sort(key=lambda t: (t.readiness.percent, t.topic.position))
+    return ExamStanding(
+        exam=exam, topics=standing_topics, forecast=result, missing=missing, plans=plans,
+        learner=who,
+    )  # fmt: skip
+
+
+# The adaptive quiz aims at questions the learner is predicted to get right this often: hard
+# enough to learn from, easy enough not to discourage (the 70-80% "desirable difficulty" band
+# of adaptive practice systems).
+ADAPTIVE_TARGET = 0.75
+
+
+def adaptive_question_ids(
+    learner: User, exam: Exam, topic: Topic | None, length: int | None, rng: random.Random
+) -> list[int]:
+    """Question ids for an adaptive quiz: the quiz's places go to the topics in proportion to
+    blueprint weight times what is still to learn (100% less readiness), so heavy and weak
+    topics get most; within a topic, the questions predicted closest to ADAPTIVE_TARGET come
+    first (with a little jitter, so that two quizzes differ). A one-topic quiz draws from that
+    topic. The queries of `standings`, nothing more."""
+    standing = standings(learner, [exam])[0]
+    who = standing.learner
+    assert who is not None
+    model = who.in_use.model
+    readiness_of = {t.topic.pk: t.readiness.percent for t in standing.topics}
+    weight_of = {t.topic.pk: float(t.topic.weight) for t in standing.topics}
+    ranked: dict[int, list[int]] = {}
+    for plan in standing.plans:
+        topic_id = int(plan.topic_id)
+        if topic is not None and topic_id != topic.pk:
+            continue
+        scored = []
+        for item_id, item in plan.items:
+            qid = int(item_id)
+            state = item if item is not None else who.in_use.starting_item(qid)
+            p = model.predict(who.state, plan.topic_id, item_id, item=state).probability
+            scored.append((abs(p - ADAPTIVE_TARGET) + rng.uniform(0, 0.03), qid))
+        ranked[topic_id] = [qid for _, qid in sorted(scored)]
+    available = sum(len(ids) for ids in ranked.values())
+    wanted = available if length is None else min(length, available)
+    need = {t: max(weight_of[t], 0.01) * max(100.0 - readiness_of[t], 1.0) for t in ranked}
+    # Proportional shares by the highest-averages rule, each place to the topic with the most
+    # need per place it already has, among those with questions left.
+    places = dict.fromkeys(ranked, 0)
+    for _ in range(wanted):
+        open_topics = [t for t in ranked if places[t] < len(ranked[t])]
+        best = max(open_topics, key=lambda t: need[t] / (places[t] + 1))
+        places[best] += 1
+    chosen = [qid for t, ids in ranked.items() for qid in ids[: places[t]]]
+    rng.shuffle(chosen)
+    return chosen
