@@ -1,6 +1,6 @@
-"""The learner's part of the public question page: the served-at token that times an answer
-and makes it count once, the recorded attempt, and the learner's panel (bookmark, note,
-report)."""
+"""The learner's part of the public pages: on a question page, the served-at token that times
+an answer and makes it count once, the recorded attempt, and the learner's panel (bookmark,
+note, report); on exam and topic pages, the learner's readiness."""
 
 import secrets
 from datetime import datetime
@@ -11,8 +11,9 @@ from django.utils import timezone
 
 from progress import notes
 from progress.models import Attempt, Source, User
+from progress.standing import standings
 from questions.forms import AnswerForm
-from questions.models import Grade
+from questions.models import Exam, Grade
 from questions.pages import QuestionPage
 
 SERVE_SALT = "progress.served"
@@ -66,3 +67,11 @@ class LearnerQuestionPage:
             nonce=nonce,
         )
         return {"attempt": attempt, "attempt_was_recorded_before": not created}
+
+    def exam_context(self, request: HttpRequest, exam: Exam) -> dict[str, object]:
+        """The signed-in learner's readiness on the exam: `standing` (an ExamStanding) and
+        `readiness_of` (topic id -> TopicStanding). Five queries; none for a visitor."""
+        if not isinstance(request.user, User):
+            return {}
+        standing = standings(request.user, [exam])[0]
+        return {"standing": standing, "readiness_of": {t.topic.pk: t for t in standing.topics}}

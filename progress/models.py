@@ -5,7 +5,7 @@ that learner (see `progress.views` and its access helpers)."""
 import json
 import random
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -290,7 +290,7 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         quiz item or the same served page (double click, resubmitted form, two tabs) hits a
         unique constraint and gets the attempt recorded first, on SQLite and PostgreSQL alike.
         Queries: savepoint, insert, the review card (read, then write if it changes), the
-        daily totals, the readiness state (LearnerReadiness.objects.record), release; a
+        daily totals, the readiness state (LearnerReadiness.objects.lock), release; a
         duplicate: a rollback and a select."""
         now = timezone.now()
         spent = now - served_at if served_at else None
@@ -305,6 +305,7 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             with transaction.atomic():
                 if quiz_item is not None:
                     _count_answer(quiz_item.quiz_id, grade.is_correct, now)
+                readiness_update = LearnerReadiness.objects.lock(learner.pk, [page.question_id])
                 attempt = self.create(
                     learner=learner,
                     question_id=page.question_id,
@@ -321,8 +322,8 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
                 )
                 ReviewCard.objects.schedule(learner.pk, [(page.question_id, grade.is_correct, now)])
                 LearnerDay.objects.count_answers(learner.pk, [(now, grade.is_correct, spent)])
-                LearnerReadiness.objects.record(
-                    learner.pk, [(attempt.pk, page.question_id, page.topic_id, grade.is_correct)]
+                readiness_update.apply(
+                    [(attempt.pk, page.question_id, page.topic_id, grade.is_correct)]
                 )
         except IntegrityError:
             if quiz_item is not None:
@@ -830,6 +831,9 @@ class MockExam(models.Model):
                     )
                 )
             MockItem.objects.bulk_update(items, ["is_correct"])
+            readiness_update = LearnerReadiness.objects.lock(
+                self.learner_id, [a.question_id for a in attempts]
+            )
             Attempt.objects.bulk_create(attempts)
             ReviewCard.objects.schedule(
                 self.learner_id,
@@ -838,8 +842,8 @@ class MockExam(models.Model):
             LearnerDay.objects.count_answers(
                 self.learner_id, [(at, a.is_correct, None) for a in attempts]
             )
-            LearnerReadiness.objects.record(
-                self.learner_id, [(a.pk, a.question_id, a.topic_id, a.is_correct) for a in attempts]
+            readiness_update.apply(
+                [(a.pk, a.question_id, a.topic_id, a.is_correct) for a in attempts]
             )
             self.right_count = sum(1 for item in items if item.is_correct)
             self.submitted_at = at
@@ -879,8 +883,8 @@ class MockItem(models.Model):
 #
 # The model (progress.readiness) is plain Python; its state lives in these rows: a learner's
 # overall ability and profile, one row per learner and topic, one per question. Every recorded
-# answer updates them in its own transaction (LearnerReadiness.objects.record); the command
-# `rebuild_readiness` recomputes them all from the attempts. Pages only read them.
+# answer updates them in its own transaction (LearnerReadiness.objects.lock, then apply); the
+# command `rebuild_readiness` recomputes them all from the attempts. Pages only read them.
 
 # Below this many answers by this many learners, the site's attempts are too few to fit the
 # model's weights on: the starting parameters are used.
@@ -995,39 +999,55 @@ def replay_answers(
 
 
 class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
-    def record(self, learner_id: int, answers: Sequence[ModelAnswer]) -> None:
-        """Update the learner's abilities and topics and the questions' difficulties after
-        these answers, in the caller's transaction. Under concurrent answers, the learner's row
-        is locked first (two answers of one learner queue there), then the questions' rows in
-        id order (two learners answering one question queue there; one order everywhere, so no
-        deadlock). A fixed number of queries whatever the number of answers: the fit in use;
-        the learner's row (insert if missing, lock); the topics; the questions (insert if
-        missing, lock); three writes."""
-        answers = [a for a in answers if a[2] is not None]
-        if not answers:
-            return
+    def lock(self, learner_id: int, question_ids: Iterable[int | None]) -> "ReadinessUpdate":
+        """Start updating the learner's state after answers to these questions, in the
+        caller's transaction, BEFORE the attempts are inserted: the learner's row is locked
+        first (two answers of one learner queue there), then the questions' rows in id order
+        (two learners answering one question queue there; one order everywhere, so no
+        deadlock). Taking the locks before the attempts get their ids makes the id order the
+        order of the updates, which is what a rebuild replays. Five queries: the fit in use,
+        the learner's row (insert if missing, lock), the questions' rows (the same)."""
         in_use = current_model()
         LearnerReadiness.objects.bulk_create(
             [LearnerReadiness(learner_id=learner_id)], ignore_conflicts=True
         )
         row = self.select_for_update().get(learner_id=learner_id)
-        topic_ids = sorted({topic_id for _, _, topic_id, _ in answers if topic_id is not None})
-        topics = list(TopicReadiness.objects.filter(learner_id=learner_id, topic_id__in=topic_ids))
-        question_ids = sorted({qid for _, qid, _, _ in answers if qid is not None})
+        ids = sorted({qid for qid in question_ids if qid is not None})
         QuestionReadiness.objects.bulk_create(
-            [QuestionReadiness.from_state(q, in_use.starting_item(q)) for q in question_ids],
+            [QuestionReadiness.from_state(q, in_use.starting_item(q)) for q in ids],
             ignore_conflicts=True,
         )
-        item_rows = list(
+        items = list(
             QuestionReadiness.objects.select_for_update()
-            .filter(question_id__in=question_ids)
+            .filter(question_id__in=ids)
             .order_by("question_id")
         )
-        state = row.learner_state(in_use.model, topics)
-        items = {r.question_id: r.item_state() for r in item_rows}
-        replay_answers(in_use, state, items, answers)
+        return ReadinessUpdate(in_use, row, items)
+
+
+@dataclass
+class ReadinessUpdate:
+    """The locked rows of one update (see LearnerReadinessQuerySet.lock)."""
+
+    in_use: ModelInUse
+    row: "LearnerReadiness"
+    item_rows: list["QuestionReadiness"]
+
+    def apply(self, answers: Sequence[ModelAnswer]) -> None:
+        """Update the learner's abilities and topics and the questions' difficulties after
+        these answers (those of questions given to `lock`). Four queries whatever their
+        number: the topics, then the three writes."""
+        answers = [a for a in answers if a[2] is not None]
+        if not answers:
+            return
+        learner_id = self.row.learner_id
+        topic_ids = sorted({topic_id for _, _, topic_id, _ in answers if topic_id is not None})
+        topics = list(TopicReadiness.objects.filter(learner_id=learner_id, topic_id__in=topic_ids))
+        state = self.row.learner_state(self.in_use.model, topics)
+        items = {r.question_id: r.item_state() for r in self.item_rows}
+        replay_answers(self.in_use, state, items, answers)
         now = timezone.now()
-        self.filter(pk=row.pk).update(
+        LearnerReadiness.objects.filter(pk=learner_id).update(
             state=LearnerReadiness.state_of(state),
             answers=F("answers") + len(answers),
             updated_at=now,
@@ -1042,7 +1062,7 @@ class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
             update_fields=["state", "answers", "ability", "variance", "updated_at"],
         )
         QuestionReadiness.objects.bulk_update(
-            [QuestionReadiness.from_state(r.question_id, items[r.question_id]) for r in item_rows],
+            [QuestionReadiness.from_state(q, item) for q, item in items.items()],
             ["difficulty", "variance", "answers", "profile"],
         )
 

@@ -2,7 +2,8 @@
 
 `progress` registers one extension in its AppConfig.ready(). The question view asks every
 extension for extra template context (only for requests that may carry a signed-in user), and
-tells them about each valid answer so that it can be recorded.
+tells them about each valid answer so that it can be recorded; the exam and topic pages ask
+for extra context about the exam (the learner's readiness).
 """
 
 from typing import TYPE_CHECKING, Protocol
@@ -11,7 +12,7 @@ from django.http import HttpRequest
 
 if TYPE_CHECKING:
     from questions.forms import AnswerForm
-    from questions.models import Grade
+    from questions.models import Exam, Grade
     from questions.pages import QuestionPage
 
 
@@ -24,6 +25,11 @@ class QuestionPageExtension(Protocol):
         self, request: HttpRequest, page: "QuestionPage", grade: "Grade", form: "AnswerForm"
     ) -> dict[str, object]:
         """A valid answer was posted: record it; return extra context for the result."""
+        ...
+
+    def exam_context(self, request: HttpRequest, exam: "Exam") -> dict[str, object]:
+        """Extra context for an exam's blueprint and its topic pages (the learner's
+        readiness)."""
         ...
 
 
@@ -47,4 +53,11 @@ def answered(
     context: dict[str, object] = {}
     for extension in _extensions:
         context.update(extension.answered(request, page, grade, form))
+    return context
+
+
+def exam_context(request: HttpRequest, exam: "Exam") -> dict[str, object]:
+    context: dict[str, object] = {}
+    for extension in _extensions:
+        context.update(extension.exam_context(request, exam))
     return context

@@ -48,7 +48,8 @@ def exam_detail(request: HttpRequest, exam_slug: str) -> HttpResponse:
     topics = exam.topics.annotate(
         published_count=Count("questions", filter=Q(questions__status=Status.PUBLISHED))
     ).order_by("position", "slug")
-    return TemplateResponse(request, "questions/exam.html", {"exam": exam, "topics": topics})
+    context = {"exam": exam, "topics": topics, **extensions.exam_context(request, exam)}
+    return TemplateResponse(request, "questions/exam.html", context)
 
 
 @require_GET
@@ -65,11 +66,14 @@ def topic_detail(request: HttpRequest, exam_slug: str, topic_slug: str) -> HttpR
     paginator = Paginator(questions, TOPIC_PAGE_SIZE)
     page = paginator.get_page(request.GET.get("page"))
     rows = [(question, quick_snippet(question.stem, 200)) for question in page.object_list]
-    return TemplateResponse(
-        request,
-        "questions/topic.html",
-        {"topic": topic, "exam": topic.exam, "page": page, "rows": rows},
-    )
+    context = {
+        "topic": topic,
+        "exam": topic.exam,
+        "page": page,
+        "rows": rows,
+        **extensions.exam_context(request, topic.exam),
+    }
+    return TemplateResponse(request, "questions/topic.html", context)
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

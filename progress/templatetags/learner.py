@@ -1,4 +1,5 @@
 from datetime import timedelta
+from typing import Any
 
 from django import template
 
@@ -34,3 +35,9 @@ def percent(value: float | None) -> str:
     if value is None:
         return ""
     return f"{round(100 * float(value))}%"
+
+
+@register.filter
+def get_item(mapping: dict[Any, Any] | None, key: Any) -> Any:
+    """`{{ readiness_of|get_item:topic.pk }}`: a dictionary's value, or None."""
+    return mapping.get(key) if mapping else None

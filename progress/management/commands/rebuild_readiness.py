@@ -1,6 +1,5 @@
 """`manage.py rebuild_readiness`: recompute the learner model's state from the attempts."""
 
-import sys
 import time
 from typing import Any
 
@@ -32,14 +31,16 @@ class Command(BaseCommand):
         def progress(done: int) -> None:
             if verbose:
                 share = 100 * done / total if total else 100
-                sys.stderr.write(f"\r… replayed {done:,} of {total:,} answers ({share:.0f}%)")
-                sys.stderr.flush()
+                self.stderr.write(
+                    f"\r… replayed {done:,} of {total:,} answers ({share:.0f}%)", ending=""
+                )
+                self.stderr.flush()
 
         if verbose and not options["no_fit"]:
-            sys.stderr.write(f"Fitting the model on {total:,} answers…\n")
+            self.stderr.write(f"Fitting the model on {total:,} answers…")
         report = rebuild_readiness(fit=not options["no_fit"], progress=progress)
         if verbose:
-            sys.stderr.write("\n")
+            self.stderr.write("")
         if report.fit is not None and report.fit_report is not None:
             self.stdout.write(
                 f"New parameters: {report.fit.summary} ({report.fit_report.seconds:.1f} s)."

@@ -1,0 +1,227 @@
+"""The learner model's stored state: every recorded answer updates it in its own transaction,
+concurrent answers lose nothing, and a rebuild from the attempts gives the same state."""
+
+import io
+import random
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+
+from progress.models import (
+    MIN_FIT_ANSWERS,
+    Attempt,
+    LearnerReadiness,
+    MockExam,
+    QuestionReadiness,
+    Quiz,
+    ReadinessFit,
+    TopicReadiness,
+    User,
+    current_model,
+)
+from questions.pages import question_page
+from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def answer(learner, question, right: bool):
+    page = question_page(question.uid)
+    keys = [o.key for o in page.options if o.is_correct == right][:1]
+    return Attempt.objects.record(learner=learner, page=page, grade=page.grade(keys), source="page")
+
+
+def snapshot():
+    """Every stored state, comparable."""
+    return (
+        {r.learner_id: (r.state, r.answers) for r in LearnerReadiness.objects.all()},
+        {
+            (r.learner_id, r.topic_id): (r.state, r.answers, r.ability, r.variance)
+            for r in TopicReadiness.objects.all()
+        },
+        {
+            r.question_id: (r.difficulty, r.variance, r.answers, r.profile)
+            for r in QuestionReadiness.objects.all()
+        },
+    )
+
+
+def test_an_answer_moves_the_learner_and_the_question():
+    learner = UserFactory()
+    question = QuestionFactory()
+    answer(learner, question, right=True)
+    topic = TopicReadiness.objects.get(learner=learner, topic=question.topic)
+    item = QuestionReadiness.objects.get(question=question)
+    row = LearnerReadiness.objects.get(learner=learner)
+    prior = current_model().model.params
+    # A right answer: the learner's abilities go up, the question looks easier, and both are
+    # surer than before.
+    assert topic.ability > 0 and topic.variance < prior.topic_variance
+    assert row.state["overall"]["ability"] > 0
+    assert row.state["overall"]["variance"] < prior.ability_variance + prior.ability_drift
+    assert item.difficulty < 0 and item.variance < prior.item_variance
+    assert (row.answers, topic.answers, item.answers) == (1, 1, 1)
+    assert topic.state["wins"] == 1 and topic.state["fails"] == 0
+
+    other = UserFactory()
+    answer(other, question, right=False)
+    # The second learner's miss makes the question look harder again.
+    assert QuestionReadiness.objects.get(question=question).difficulty > item.difficulty
+    assert TopicReadiness.objects.get(learner=other).ability < 0
+
+
+def test_quiz_and_mock_answers_update_the_state(client):
+    learner = UserFactory()
+    client.force_login(learner)
+    exam = ExamFactory(mock_question_count=3)
+    topic = TopicFactory(exam=exam)
+    questions = QuestionFactory.create_batch(3, topic=topic)
+    quiz = Quiz.objects.start(learner=learner, exam=exam, topic=topic, selection="any", length=1)
+    item = quiz.items.select_related("question").get()
+    key = item.question.options.get(is_correct=True).key
+    client.post(reverse("quiz_item", args=[quiz.code, 1]), {"choice": key})
+    assert TopicReadiness.objects.get(learner=learner).answers == 1
+
+    mock = MockExam.objects.start(learner=learner, exam=exam)
+    for mock_item in mock.items.select_related("question"):
+        mock_item.chosen_keys = [mock_item.question.options.filter(is_correct=False)[0].key]
+        mock_item.save()
+    assert mock.submit()
+    assert TopicReadiness.objects.get(learner=learner).answers == 4
+    assert LearnerReadiness.objects.get(learner=learner).answers == 4
+    assert sum(QuestionReadiness.objects.values_list("answers", flat=True)) == 4
+    assert {q.pk for q in questions} == set(QuestionReadiness.objects.values_list("pk", flat=True))
+
+
+def play(seed: int, learners: int = 4, answers: int = 40):
+    rng = random.Random(seed)
+    exam = ExamFactory()
+    topics = [TopicFactory(exam=exam) for _ in range(3)]
+    questions = [QuestionFactory(topic=topics[k % 3]) for k in range(12)]
+    users = [UserFactory() for _ in range(learners)]
+    for _ in range(answers):
+        answer(rng.choice(users), rng.choice(questions), right=rng.random() < 0.6)
+    return users, questions
+
+
+def test_rebuild_gives_the_state_the_answers_built():
+    play(seed=1)
+    incremental = snapshot()
+    out = io.StringIO()
+    call_command("rebuild_readiness", "--no-fit", stdout=out, stderr=io.StringIO())
+    answered = Attempt.objects.values("question").distinct().count()
+    assert f"readiness of 4 learners and {answered} questions from 40 answers" in out.getvalue()
+    assert snapshot() == incremental
+
+
+def test_rebuild_recovers_lost_state_and_drops_nothing_else():
+    users, _ = play(seed=2)
+    incremental = snapshot()
+    TopicReadiness.objects.filter(learner=users[0]).delete()
+    QuestionReadiness.objects.update(difficulty=3.0)
+    call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
+    assert snapshot() == incremental
+
+
+def test_rebuild_fits_once_there_are_enough_attempts_and_says_why_not_before():
+    play(seed=3, learners=3, answers=30)
+    out = io.StringIO()
+    call_command("rebuild_readiness", stdout=out, stderr=io.StringIO())
+    assert "No new parameters: 30 answers by 3 learners are too few" in out.getvalue()
+    assert not ReadinessFit.objects.exists()
+
+    play(seed=4, learners=12, answers=MIN_FIT_ANSWERS + 40)
+    out, err = io.StringIO(), io.StringIO()
+    call_command("rebuild_readiness", stdout=out, stderr=err)
+    fit = ReadinessFit.objects.get()
+    assert fit.answers == Attempt.objects.count() and fit.learners == 15
+    assert fit.last_attempt_id == Attempt.objects.order_by("-pk").first().pk
+    assert "New parameters: fitted on 270 answers of 15 learners" in out.getvalue()
+    assert "replayed 270 of 270 answers (100%)" in err.getvalue()
+    assert current_model().fit_id == fit.pk
+    rebuilt = snapshot()
+    # The fitted questions start from their fitted difficulty and are not taught twice by
+    # the attempts they were fitted on; a second replay with the same fit changes nothing.
+    params = current_model().model.params
+    some = next(iter(params.items))
+    assert rebuilt[2][int(some)][0] == pytest.approx(params.items[some].difficulty)
+    call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
+    assert snapshot() == rebuilt
+    # Answers after the fit teach the questions again, as recorded and as replayed.
+    question = QuestionReadiness.objects.select_related("question").first().question
+    before = QuestionReadiness.objects.get(question=question).difficulty
+    for learner in User.objects.filter(readiness__isnull=False)[:2]:
+        answer(learner, question, right=False)
+    after = snapshot()
+    assert after[2][question.pk][0] > before
+    call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
+    assert snapshot() == after
+
+
+def test_the_command_says_how_far_it_got(capsys):
+    play(seed=5, learners=2, answers=10)
+    call_command("rebuild_readiness", "--no-fit")
+    captured = capsys.readouterr()
+    assert "replayed 10 of 10 answers (100%)" in captured.err
+    assert "from 10 answers" in captured.out
+
+
+# Concurrency: real threads, real connections (PostgreSQL in CI). ----------------------------
+
+
+def in_threads(jobs):
+    barrier = threading.Barrier(len(jobs))
+    errors = []
+
+    def run(job):
+        try:
+            barrier.wait(timeout=10)
+            job()
+        except Exception as error:  # collected and asserted below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_answers_lose_no_update():
+    topic = TopicFactory()
+    questions = QuestionFactory.create_batch(3, topic=topic)
+    users = UserFactory.create_batch(3)
+    # Every learner answers every question, all at once: one learner's answers race each
+    # other on the learner's rows, and different learners race on each question's row.
+    jobs = []
+    for user in users:
+        for question in questions:
+
+            def job(user=user, question=question):
+                client = Client()
+                client.force_login(user)
+                key = question.options.get(is_correct=True).key
+                response = client.post(question.get_absolute_url(), {"choice": key})
+                assert response.status_code == 200
+
+            jobs.append(job)
+    assert in_threads(jobs) == []
+    assert Attempt.objects.count() == 9
+    assert sorted(LearnerReadiness.objects.values_list("answers", flat=True)) == [3, 3, 3]
+    assert sorted(TopicReadiness.objects.values_list("answers", flat=True)) == [3, 3, 3]
+    assert sorted(QuestionReadiness.objects.values_list("answers", flat=True)) == [3, 3, 3]
+    for row in TopicReadiness.objects.all():
+        assert row.state["wins"] == 3
+    # Each update saw the one before it: replaying the attempts in the order they were
+    # recorded gives the same state.
+    recorded = snapshot()
+    call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
+    assert snapshot() == recorded
