@@ -60,12 +60,15 @@ def test_an_answer_moves_the_learner_and_the_question():
     prior = current_model().model.params
     # A right answer: the learner's abilities go up, the question looks easier, and both are
     # surer than before.
-    assert topic.ability > 0 and topic.variance < prior.topic_variance
+    assert topic.ability > 0
+    assert topic.variance < prior.topic_variance
     assert row.state["overall"]["ability"] > 0
     assert row.state["overall"]["variance"] < prior.ability_variance + prior.ability_drift
-    assert item.difficulty < 0 and item.variance < prior.item_variance
+    assert item.difficulty < 0
+    assert item.variance < prior.item_variance
     assert (row.answers, topic.answers, item.answers) == (1, 1, 1)
-    assert topic.state["wins"] == 1 and topic.state["fails"] == 0
+    assert topic.state["wins"] == 1
+    assert topic.state["fails"] == 0
 
     other = UserFactory()
     answer(other, question, right=False)
@@ -138,7 +141,8 @@ def test_rebuild_fits_once_there_are_enough_attempts_and_says_why_not_before():
     out, err = io.StringIO(), io.StringIO()
     call_command("rebuild_readiness", stdout=out, stderr=err)
     fit = ReadinessFit.objects.get()
-    assert fit.answers == Attempt.objects.count() and fit.learners == 15
+    assert fit.answers == Attempt.objects.count()
+    assert fit.learners == 15
     assert fit.last_attempt_id == Attempt.objects.order_by("-pk").first().pk
     assert "New parameters: fitted on 270 answers of 15 learners" in out.getvalue()
     assert "replayed 270 of 270 answers (100%)" in err.getvalue()
