@@ -110,16 +110,17 @@ def readiness_chart(
     carries its number, so colour is never the only signal; the page has the same as a table."""
     if not rows:
         return mark_safe("")
-    label_w, right, row_h, top = 190, 70, 30, 24
-    plot_w = WIDTH - label_w - right
-    height = top + row_h * len(rows) + 10
+    # Narrower than the other charts, so that on a phone it is scaled down less.
+    width, label_w, right, row_h, top = 420, 160, 44, 30, 24
+    plot_w = width - label_w - right
+    height = top + row_h * len(rows) + 16
 
     def x(percent: float) -> float:
         return label_w + plot_w * max(0.0, min(percent, 100.0)) / 100
 
     title = f"{chart_id}-title"
     parts = [
-        f'<svg class="chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+        f'<svg class="chart readiness-chart" viewBox="0 0 {width} {height}" role="img" '
         f'aria-labelledby="{title}" xmlns="http://www.w3.org/2000/svg">'
         f'<title id="{title}">Expected percent right per topic, weakest first, with the '
         "range it is 80% likely to lie in"
@@ -134,7 +135,7 @@ def readiness_chart(
         )
     for index, (name, percent, low, high) in enumerate(rows):
         y = top + index * row_h
-        short = name if len(name) <= 28 else name[:27] + "…"
+        short = name if len(name) <= 20 else name[:19].rstrip() + "…"
         parts.append(
             f'<text x="{label_w - 8}" y="{y + 17}" class="axis" text-anchor="end">'
             f"{escape(short)}</text>"
@@ -144,12 +145,13 @@ def readiness_chart(
             f'class="whisker"/><line x1="{x(low):.1f}" y1="{y + 8}" x2="{x(low):.1f}" '
             f'y2="{y + 20}" class="whisker"/><line x1="{x(high):.1f}" y1="{y + 8}" '
             f'x2="{x(high):.1f}" y2="{y + 20}" class="whisker"/>'
-            f'<text x="{WIDTH - right + 6}" y="{y + 18}" class="label">{round(percent)}%</text>'
+            f'<text x="{width - right + 6}" y="{y + 18}" class="label">{round(percent)}%</text>'
         )
     if pass_percent:
         parts.append(
             f'<line x1="{x(pass_percent):.1f}" y1="{top - 4}" x2="{x(pass_percent):.1f}" '
-            f'y2="{height - 8}" class="pass-line"/>'
+            f'y2="{height - 8}" class="pass-line"/><text x="{x(pass_percent) + 4:.1f}" '
+            f'y="{height - 1}" class="axis">pass {round(pass_percent)}%</text>'
         )
     parts.append("</svg>")
     # Built from numbers and escaped text only.
