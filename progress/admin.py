@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from progress.models import ProblemReport, ReportStatus, User
+from progress.models import ProblemReport, ReadinessFit, ReportStatus, User
 from questions.admin import QuestionAdmin  # registers it: replaced below
 from questions.models import Question
 
@@ -24,6 +24,23 @@ class LearnerAdmin(UserAdmin):
     which needs the change-user permission (admins only)."""
 
     list_filter = ["is_staff", "is_superuser", "is_active", "groups"]
+
+
+@admin.register(ReadinessFit)
+class ReadinessFitAdmin(admin.ModelAdmin[ReadinessFit]):
+    """The learner model's parameters, newest (the one in use) first. Made by
+    `manage.py rebuild_readiness`, never by hand: read-only here."""
+
+    list_display = ["created_at", "summary", "answers", "learners", "last_attempt_id"]
+    readonly_fields = ["created_at", "summary", "answers", "learners", "last_attempt_id"]
+    exclude = ["params"]
+    ordering = ["-pk"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: ReadinessFit | None = None) -> bool:
+        return False
 
 
 def _question_links(question: Question) -> str:

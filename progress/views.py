@@ -142,6 +142,7 @@ def study_analytics(learner: User, days_shown: int = 30) -> dict[str, Any]:
                 "label": day.strftime("%d %b"),
                 "answers": row.answers if row else 0,
                 "right": row.right if row else 0,
+                "accuracy": round(100 * row.right / row.answers) if row and row.answers else None,
             }
         )
     answers = totals["answers"] or 0

@@ -40,6 +40,7 @@ def test_answers_update_the_daily_totals(client, learner):
     assert "<dt>Streak</dt><dd>1 day</dd>" in text
     assert 'role="img"' in text
     assert "The last 30 days as a table" in text
+    assert f"<td>{timezone.localdate():%a %-d %b}</td><td>3</td><td>2</td><td>67%</td>" in text
 
 
 def test_streak_and_time_per_question_on_hand_made_days(client, learner):

@@ -229,3 +229,14 @@ def test_concurrent_answers_lose_no_update():
     recorded = snapshot()
     call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
     assert snapshot() == recorded
+
+
+def test_admins_see_the_fits_and_cannot_edit_them(client):
+    from tests.factories import StaffFactory
+
+    ReadinessFit.objects.create(params={}, answers=300, learners=12, summary="fitted on 300")
+    client.force_login(StaffFactory())
+    listing = client.get(reverse("admin:progress_readinessfit_changelist"))
+    assert listing.status_code == 200
+    assert "fitted on 300" in listing.text
+    assert client.get(reverse("admin:progress_readinessfit_add")).status_code == 403
