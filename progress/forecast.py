@@ -26,15 +26,20 @@ Method:
    mean (drawing without replacement would make it a little narrower; the difference is
    small when a topic has several times more questions than it gives to an exam).
 3. The abilities are integrated out by Gauss-Hermite quadrature: OVERALL_NODES nodes for the
-   overall ability and, at each of them, TOPIC_NODES nodes for each topic's offset. At an
-   overall node, each topic's count distribution is a mix over its offset nodes, and the
-   topics are independent, so the distribution of the exam's total count (0..N) is their
-   convolution (a Poisson-binomial over topics, exact). The totals at the overall nodes are
-   mixed with the quadrature weights.
-4. P(pass) = P(total >= ceil(pass_percent / 100 * N)). The 80% range of the score is the
-   10th and 90th percentiles of the total, each count spread evenly over [c - 1/2, c + 1/2]
-   (a continuity correction), so the range moves smoothly rather than in whole questions and
-   holds about 80% of the scores on average.
+   overall ability (more for a very unsure learner on a long exam, see `_overall_nodes`)
+   and, at each of them, TOPIC_NODES nodes for each topic's offset. At an overall node, each
+   topic's count distribution is a mix over its offset nodes, and the topics are
+   independent, so the distribution of the exam's total count (0..N) is their convolution
+   (a Poisson-binomial over topics, exact). The totals at the overall nodes are mixed with
+   the quadrature weights. Checked against 30 and 20 nodes without bins: P(pass)
+   within 0.001, the range within 0.1 of a point.
+4. P(pass) = P(total >= ceil(pass_percent / 100 * N)), and the expected score is the mean of
+   the total (within 0.1 of a point of the mean calibrated probability while the ability
+   variances add up to less than about 2, the difference being the probit approximation's;
+   half a point at 3). The 80% range of the score is the 10th and 90th percentiles of the
+   total, each count spread evenly over [c - 1/2, c + 1/2] (a continuity correction), so
+   the range moves smoothly rather than in whole questions and holds about 80% of the
+   scores on average (taking the counts where the CDF crosses 0.1 and 0.9 would hold more).
 5. A topic's questions are summarised before the quadrature: up to EXACT_ITEMS questions
    are used one by one; more are put in bins BIN_WIDTH wide on the stretched logit, each bin
    standing for its questions at their mean logit (an error of a few parts in 10,000 on a
@@ -220,7 +225,7 @@ def _binomial(n: int, p: float) -> list[float]:
         return [1.0] + [0.0] * n
     if p >= 1.0:
         return [0.0] * n + [1.0]
-    flip = p > 0.5  # compute with p <= 1/2, so the first term (1 - p)^n >= 2^-n is exact
+    flip = p > 0.5  # compute with p <= 1/2: the first term (1 - p)^n >= 2^-n, far from 0
     if flip:
         p = 1.0 - p
     q = 1.0 - p
@@ -366,8 +371,8 @@ def forecast_exam(
 
     Does not change the learner. Costs one pass over the plans' questions, then about
     OVERALL_NODES x TOPIC_NODES x (bins + drawn) steps per topic, plus OVERALL_NODES
-    convolutions of the topics' counts (about N^2 / 2 steps each): a few milliseconds for
-    8 topics, 65 questions and 200 questions a topic.
+    convolutions of the topics' counts (about N^2 / 2 steps each): about 6 ms for 8 topics,
+    65 questions and 200 questions a topic on a slow machine.
 
     Raises ValueError on a negative `drawn`, a topic that gives questions but has none, or
     a pass mark outside 0-100."""

@@ -98,3 +98,15 @@ class RationaleFactory(factory.django.DjangoModelFactory[Rationale]):
     why = factory.Sequence(lambda n: f"Rationale {n}: it does not address the cause.")
     tempting_because = "It is the default."
     right_when = "When the cause is elsewhere."
+
+
+def record_answer(learner: User, question: Question, right: bool) -> None:
+    """Record an answer of the learner to the question (a right one, or a wrong one), as the
+    question page does."""
+    from progress.models import Attempt
+    from questions.pages import question_page
+
+    page = question_page(question.uid)
+    assert page is not None
+    keys = [option.key for option in page.options if option.is_correct == right][:1]
+    Attempt.objects.record(learner=learner, page=page, grade=page.grade(keys), source="page")

@@ -7,9 +7,14 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from progress.models import Attempt, Quiz
-from questions.pages import question_page
-from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
+from progress.models import Quiz
+from tests.factories import (
+    ExamFactory,
+    QuestionFactory,
+    TopicFactory,
+    UserFactory,
+    record_answer,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -36,11 +41,9 @@ def topic_of(exam, title):
     return exam.topics.get(title=title)
 
 
-def answer(learner, topic, count: int, right: bool):
+def answer(learner, topic, count, right):
     for question in topic.questions.order_by("pk")[:count]:
-        page = question_page(question.uid)
-        keys = [o.key for o in page.options if o.is_correct == right][:1]
-        Attempt.objects.record(learner=learner, page=page, grade=page.grade(keys), source="page")
+        record_answer(learner, question, right)
 
 
 def readiness_rows(text):

@@ -23,16 +23,19 @@ from progress.models import (
     User,
     current_model,
 )
-from questions.pages import question_page
-from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
+from tests.factories import (
+    ExamFactory,
+    QuestionFactory,
+    TopicFactory,
+    UserFactory,
+    record_answer,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 def answer(learner, question, right: bool):
-    page = question_page(question.uid)
-    keys = [o.key for o in page.options if o.is_correct == right][:1]
-    return Attempt.objects.record(learner=learner, page=page, grade=page.grade(keys), source="page")
+    record_answer(learner, question, right)
 
 
 def snapshot():

@@ -7,11 +7,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from progress.models import Attempt, User
+from progress.models import User
 from questions.bank import import_document, read_document
 from questions.models import Exam
-from questions.pages import question_page
 from tests.banks import DEMO_BANK
+from tests.factories import record_answer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,10 +46,7 @@ def test_readiness_after_practice_and_practice_the_weakest_topic(page):
     # Right on every topic but the last, wrong there: five answers a topic.
     for topic in topics:
         for question in topic.questions.published().order_by("position")[:5]:
-            qpage = question_page(question.uid)
-            right = topic != weakest
-            keys = [o.key for o in qpage.options if o.is_correct == right][:1]
-            Attempt.objects.record(learner=user, page=qpage, grade=qpage.grade(keys), source="page")
+            record_answer(user, question, right=topic != weakest)
 
     page.goto("/progress/")
     section = page.get_by_role("region", name=f"Readiness: {exam.code} {exam.title}")
