@@ -154,6 +154,7 @@ class SimulationResult:
             "coverage": round(self.coverage, 6),
             "pass_rate": round(self.pass_rate, 6),
             "mean_pass_probability": round(self.mean_pass_probability, 6),
+            "oracle_brier": round(self.oracle_brier, 6),
         }
 
     def table(self) -> list[str]:

@@ -11,13 +11,18 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from progress import simulation
 
+# How sharp a pass likelihood can be depends on the exam's length (a longer exam leaves less to
+# the luck of the draw): see docs/readiness.md for the figures at 65 and 90 questions.
+DEFAULT_QUESTIONS = 90
+
 
 class Command(BaseCommand):
     help = (
         "Simulate learners with known abilities on a six-topic exam: fit the readiness model "
         "on some, let the others practise, forecast their mock exam, then let them sit one "
         "under the true model. Prints a table and, last, one JSON line with learners, brier, "
-        "ece, coverage, pass_rate and mean_pass_probability."
+        "ece, coverage, pass_rate, mean_pass_probability and oracle_brier (the Brier score of a "
+        "forecast that knows the true abilities: the floor for the exam's length)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -33,6 +38,13 @@ class Command(BaseCommand):
             default=400,
             help="Learners to fit the model on (default 400, at least "
             f"{simulation.MIN_TRAIN_LEARNERS}).",
+        )
+        parser.add_argument(
+            "--questions",
+            type=int,
+            default=DEFAULT_QUESTIONS,
+            help=f"Questions in the mock exam (default {DEFAULT_QUESTIONS}, the size of a "
+            "Security+ or CCNA exam; 65 is an AWS associate exam).",
         )
         parser.add_argument("--seed", type=int, default=0, help="Seed (default 0).")
 
@@ -51,7 +63,10 @@ class Command(BaseCommand):
             )
         try:
             result = simulation.simulate(
-                learners, seed=options["seed"], train_learners=train_learners
+                learners,
+                seed=options["seed"],
+                train_learners=train_learners,
+                shape=simulation.ExamShape(questions=options["questions"]),
             )
         except ValueError as error:
             raise CommandError(str(error)) from None
