@@ -341,7 +341,9 @@ def test_simulation_is_calibrated():
     # the true difficulties scored 0.062 against the model's 0.063. So the floor used here is
     # the oracle's Brier plus 0.035, and 0.09 at most (seeds 0-7 of this run: 0.014 to 0.028
     # above the oracle).
-    result = simulation.simulate(400, seed=1, train_learners=200)
+    result = simulation.simulate(
+        400, seed=1, train_learners=200, shape=simulation.ExamShape(questions=65)
+    )
     assert result.learners == 400
     assert result.brier <= min(result.oracle_brier + 0.035, 0.09)
     assert result.ece <= 0.08
@@ -354,7 +356,7 @@ def test_the_default_simulation_meets_the_targets():
     # issue's targets: Brier and ECE at most 0.05, the 80% range holding 75-85% of the scores.
     # (A 65-question mock leaves more to the luck of the draw: Brier 0.063 there, where an
     # oracle scores 0.046 and a Bayes forecast from the same practice 0.062; docs/readiness.md.)
-    result = simulation.simulate(2000, seed=0, shape=simulation.ExamShape(questions=90))
+    result = simulation.simulate(2000, seed=0)
     assert result.brier <= 0.05
     assert result.ece <= 0.05
     assert 0.75 <= result.coverage <= 0.85
@@ -395,7 +397,12 @@ def test_command_prints_the_table_and_a_json_last_line():
     assert summary["learners"] == 50
     assert any(line.startswith("Brier") for line in lines)
     # Deterministic for a seed: the same run without the command gives the same figures.
-    assert summary == simulation.simulate(50, seed=3, train_learners=60).as_dict()
+    assert (
+        summary
+        == simulation.simulate(
+            50, seed=3, train_learners=60, shape=simulation.ExamShape(questions=65)
+        ).as_dict()
+    )
 
 
 @pytest.mark.parametrize(

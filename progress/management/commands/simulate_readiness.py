@@ -11,9 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from progress import simulation
 
-# How sharp a pass likelihood can be depends on the exam's length (a longer exam leaves less to
-# the luck of the draw): see docs/readiness.md for the figures at 65 and 90 questions.
-DEFAULT_QUESTIONS = 90
+DEFAULT_QUESTIONS = simulation.ExamShape().questions
 
 
 class Command(BaseCommand):
