@@ -121,11 +121,19 @@ def readiness_chart(
     title = f"{chart_id}-title"
     parts = [
         f'<svg class="chart readiness-chart" viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="{title}" xmlns="http://www.w3.org/2000/svg">'
+        f'aria-labelledby="{title} {chart_id}-desc" xmlns="http://www.w3.org/2000/svg">'
         f'<title id="{title}">Expected percent right per topic, weakest first, with the '
         "range it is 80% likely to lie in"
         + (f", against the pass mark of {round(pass_percent)}%" if pass_percent else "")
         + "</title>"
+        + f'<desc id="{chart_id}-desc">'
+        + escape(
+            "; ".join(
+                f"{name}: {round(percent)}% ({round(low)} to {round(high)}%)"
+                for name, percent, low, high in rows
+            )
+        )
+        + "</desc>"
     ]
     for tick in (0, 50, 100):
         parts.append(

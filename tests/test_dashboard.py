@@ -93,6 +93,9 @@ def test_many_answers_show_the_pass_likelihood_and_the_weakest_topic_first(clien
     assert 'name="selection" value="adaptive"' in text
     assert 'aria-label="Practice Serving"' in text
     assert "Expected percent right per topic, weakest first" in text
+    assert re.search(
+        r"<desc id=\"readiness-[^\"]+-desc\">Serving: \d+% \(\d+ to \d+%\); Storage", text
+    )
 
 
 def test_a_strong_learner_is_likely_to_pass_and_a_weak_one_is_not(client, exam):
