@@ -13,6 +13,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("progress.accounts_urls")),
     path("progress/", include("progress.urls")),
+    path("instructor/", include("progress.instructor_urls")),
     path("", include("questions.urls")),
 ]
 

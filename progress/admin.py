@@ -3,7 +3,18 @@ reports is added here, so that `questions` never imports `progress`."""
 
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
-from django.db.models import Case, Count, IntegerField, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    FloatField,
+    IntegerField,
+    JSONField,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
 from django.urls import reverse
@@ -11,7 +22,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from progress.models import ProblemReport, ReadinessFit, ReportStatus, User
+from progress.models import ItemStatistic, ProblemReport, ReadinessFit, ReportStatus, User
 from questions.admin import QuestionAdmin  # registers it: replaced below
 from questions.models import Question
 
@@ -115,7 +126,13 @@ admin.site.unregister(Question)
 class QuestionWithReportsAdmin(QuestionAdmin):
     """The questions' admin with a column of open problem reports."""
 
-    list_display = [*QuestionAdmin.list_display, "open_report_count"]
+    list_display = [
+        *QuestionAdmin.list_display,
+        "open_report_count",
+        "facility_shown",
+        "discrimination_shown",
+        "item_flags_shown",
+    ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Question]:
         # A subquery, not Count over a join: a join would multiply with any other annotation
@@ -127,11 +144,35 @@ class QuestionWithReportsAdmin(QuestionAdmin):
             .annotate(n=Count("pk"))
             .values("n")
         )
+        # The item statistics over everyone, as compute_item_statistics stored them.
+        overall = ItemStatistic.objects.filter(question=OuterRef("pk"), cohort__isnull=True)
         return (
             super()
             .get_queryset(request)
-            .annotate(open_reports=Coalesce(Subquery(open_reports, output_field=IntegerField()), 0))
+            .annotate(
+                open_reports=Coalesce(Subquery(open_reports, output_field=IntegerField()), 0),
+                facility=Subquery(overall.values("facility")[:1], output_field=FloatField()),
+                discrimination=Subquery(
+                    overall.values("discrimination")[:1], output_field=FloatField()
+                ),
+                item_flags=Subquery(overall.values("flags")[:1], output_field=JSONField()),
+            )
         )
+
+    @admin.display(description="Facility", ordering="facility")
+    def facility_shown(self, question: Question) -> str:
+        value: float | None = question.facility  # type: ignore[attr-defined]
+        return self.get_empty_value_display() if value is None else f"{value:.0%}"
+
+    @admin.display(description="Discrimination", ordering="discrimination")
+    def discrimination_shown(self, question: Question) -> str:
+        value: float | None = question.discrimination  # type: ignore[attr-defined]
+        return self.get_empty_value_display() if value is None else f"{value:+.2f}"
+
+    @admin.display(description="Item flags")
+    def item_flags_shown(self, question: Question) -> str:
+        flags = question.item_flags or []  # type: ignore[attr-defined]
+        return "; ".join(reason for _, reason in flags)
 
     @admin.display(description="Open reports", ordering="open_reports")
     def open_report_count(self, question: Question) -> str:

@@ -230,6 +230,12 @@ def mock_report(request: HttpRequest, code: str) -> HttpResponse:
     mock = _get_submitted_mock_for_learner(request, code)
     if mock is None:
         return redirect(reverse("mock_resume", args=[code]))
+    return TemplateResponse(request, "progress/mock_report.html", report_context(mock))
+
+
+def report_context(mock: MockExam) -> dict[str, Any]:
+    """A submitted sitting's report: the score by topic and the learner's trend on the exam
+    (their own page, and their instructors' view of it). Three queries."""
     items = list(mock.items.values_list("topic_id", "is_correct"))
     topics = []
     for topic in mock.exam.topics.order_by("position", "slug"):
@@ -248,14 +254,13 @@ def mock_report(request: HttpRequest, code: str) -> HttpResponse:
             learner_id=mock.learner_id, exam=mock.exam, submitted_at__isnull=False
         ).order_by("started_at")
     )
-    context = {
+    return {
         "mock": mock,
         "topics": topics,
         "history": history,
         "chart": trend_chart(history, mock),
         "wrong": sum(1 for _, correct in items if not correct),
     }
-    return TemplateResponse(request, "progress/mock_report.html", context)
 
 
 @require_GET

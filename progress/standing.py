@@ -6,10 +6,14 @@ import random
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.utils import timezone
 
 from progress import forecast as forecasting
 from progress import readiness
 from progress.models import (
+    ExamReadiness,
     LearnerReadiness,
     ModelInUse,
     TopicReadiness,
@@ -50,6 +54,33 @@ class ExamStanding:
     def topic(self, topic_id: int) -> TopicStanding | None:
         return next((t for t in self.topics if t.topic.pk == topic_id), None)
 
+    def snapshot(
+        self, learner_id: int, fit_id: int | None, answers: int, when: datetime
+    ) -> ExamReadiness:
+        """These figures as a row to store (see ExamReadiness)."""
+        shown = self.forecast if self.pass_shown else None
+        return ExamReadiness(
+            learner_id=learner_id,
+            exam=self.exam,
+            fit_id=fit_id,
+            answers=answers,
+            pass_probability=shown.pass_probability if shown else None,
+            expected_percent=shown.expected_percent if shown else None,
+            low_percent=shown.low_percent if shown else None,
+            high_percent=shown.high_percent if shown else None,
+            topics={
+                str(t.topic.pk): [
+                    round(t.readiness.percent, 2),
+                    round(t.readiness.low, 2),
+                    round(t.readiness.high, 2),
+                    t.readiness.answers,
+                ]
+                for t in self.topics
+            },
+            missing=[[t.topic.pk, t.needed] for t in self.missing],
+            computed_at=when,
+        )
+
 
 @dataclass(frozen=True)
 class _Learner:
@@ -86,10 +117,20 @@ def standings(learner: User, exams: Sequence[Exam] | None = None) -> list[ExamSt
     if not exams:
         return []
     who = _learner_state(learner, rows)
+    topics_of, items_of = _exam_questions(exams)
+    return [_standing(exam, topics_of[exam.pk], items_of, who) for exam in exams]
+
+
+_Items = dict[int, list[tuple[str, readiness.ItemState | None]]]
+
+
+def _exam_questions(exams: Sequence[Exam]) -> tuple[dict[int, list[Topic]], _Items]:
+    """The exams' topics in blueprint order, and each topic's published questions with their
+    stored states. Two queries."""
     topics_of: dict[int, list[Topic]] = defaultdict(list)
     for topic in Topic.objects.filter(exam__in=exams).order_by("position", "slug"):
         topics_of[topic.exam_id].append(topic)
-    items_of: dict[int, list[tuple[str, readiness.ItemState | None]]] = defaultdict(list)
+    items_of: _Items = defaultdict(list)
     questions = (
         Question.objects.published()
         .filter(topic__exam__in=exams)
@@ -104,7 +145,51 @@ def standings(learner: User, exams: Sequence[Exam] | None = None) -> list[ExamSt
         if difficulty is not None:
             item = readiness.ItemState(difficulty, variance, answers, list(profile or []))
         items_of[topic_id].append((str(pk), item))
-    return [_standing(exam, topics_of[exam.pk], items_of, who) for exam in exams]
+    return topics_of, items_of
+
+
+def exam_readiness(learner_ids: Sequence[int], exam: Exam) -> dict[int, ExamReadiness]:
+    """The stored figures of these learners on the exam (learners who never answered have
+    none), recomputing and storing those older than the learner's latest answer or fit.
+    Three queries when all are fresh (the fit in use, the learners' rows, the figures); four
+    more when some are not (their topics, the exam's topics and questions, one write),
+    whatever the number of learners."""
+    in_use = current_model()
+    rows = {r.learner_id: r for r in LearnerReadiness.objects.filter(learner_id__in=learner_ids)}
+    stored = {
+        r.learner_id: r for r in ExamReadiness.objects.filter(exam=exam, learner_id__in=list(rows))
+    }
+    stale = [
+        learner_id
+        for learner_id, row in rows.items()
+        if learner_id not in stored
+        or stored[learner_id].answers != row.answers
+        or stored[learner_id].fit_id != in_use.fit_id
+    ]
+    if not stale:
+        return stored
+    topic_rows: dict[int, list[TopicReadiness]] = defaultdict(list)
+    for topic_row in TopicReadiness.objects.filter(learner_id__in=stale, topic__exam=exam):
+        topic_rows[topic_row.learner_id].append(topic_row)
+    topics_of, items_of = _exam_questions([exam])
+    now = timezone.now()
+    fresh = []
+    for learner_id in stale:
+        row = rows[learner_id]
+        who = _Learner(in_use, row.learner_state(in_use.model, topic_rows[learner_id]))
+        standing = _standing(exam, topics_of[exam.pk], items_of, who)
+        fresh.append(standing.snapshot(learner_id, in_use.fit_id, row.answers, now))
+    ExamReadiness.objects.bulk_create(
+        fresh,
+        update_conflicts=True,
+        unique_fields=["exam", "learner"],
+        update_fields=[
+            "fit_id", "answers", "pass_probability", "expected_percent", "low_percent",
+            "high_percent", "topics", "missing", "computed_at",
+        ],
+    )  # fmt: skip
+    stored.update({snapshot.learner_id: snapshot for snapshot in fresh})
+    return stored
 
 
 def _standing(

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from progress import mocks, views
+from progress import instructor, mocks, views
 
 urlpatterns = [
     path("", views.progress_home, name="progress_home"),
@@ -17,5 +17,8 @@ urlpatterns = [
     path("mocks/<str:code>/review/", mocks.mock_review, name="mock_review"),
     path("mocks/<str:code>/practise-missed/", mocks.mock_practise_missed, name="mock_practise"),
     path("mocks/<str:code>/<int:number>/", mocks.mock_item, name="mock_item"),
+    path("cohorts/", instructor.my_cohorts, name="my_cohorts"),
+    path("cohorts/join/<str:join_code>/", instructor.cohort_join, name="cohort_join"),
+    path("cohorts/<str:code>/leave/", instructor.cohort_leave, name="cohort_leave"),
     path("", include("progress.notes_urls")),
 ]

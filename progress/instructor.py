@@ -1,0 +1,359 @@
+"""Cohorts: the instructor's pages (/instructor/) and the learner's side of joining one.
+
+Only a cohort's instructors see it (and admins, who see everything); for anyone else a cohort
+URL is a 404, so that codes are not confirmed. A learner is visible to an instructor only as a
+member of one of the instructor's cohorts, and only for that cohort's exam.
+"""
+
+import csv
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from progress import cohorts
+from progress.forms import CohortForm, CoInstructorForm
+from progress.mocks import report_context
+from progress.models import (
+    MIN_FLAG_LEARNERS,
+    Cohort,
+    ItemStatistic,
+    Membership,
+    MockExam,
+    User,
+)
+from progress.standing import standings
+from progress.views import standing_chart
+from questions.markup import quick_snippet
+from questions.models import Exam, Option
+
+
+def _user(request: HttpRequest) -> User:
+    user = request.user
+    assert isinstance(user, User)  # login_required ran first
+    return user
+
+
+def _instructor(request: HttpRequest) -> User:
+    """The signed-in user, who must be an instructor or an admin (403 otherwise)."""
+    user = _user(request)
+    if not (user.is_superuser or user.is_instructor):
+        raise PermissionDenied("Only instructors follow cohorts.")
+    return user
+
+
+def _get_cohort_for_instructor(request: HttpRequest, code: str) -> Cohort:
+    """One of the user's cohorts (any, for an admin); a 404 for everyone else."""
+    return get_object_or_404(
+        Cohort.objects.for_instructor(_user(request)).select_related("exam"), code=code
+    )
+
+
+def _get_member_for_instructor(
+    request: HttpRequest, code: str, username: str
+) -> tuple[Cohort, User]:
+    """A learner of one of the user's cohorts, with that cohort; a 404 otherwise."""
+    cohort = _get_cohort_for_instructor(request, code)
+    membership = get_object_or_404(
+        Membership.objects.select_related("learner"), cohort=cohort, learner__username=username
+    )
+    return cohort, membership.learner
+
+
+@require_GET
+@login_required
+def instructor_home(request: HttpRequest) -> HttpResponse:
+    return _render_home(request, CohortForm())
+
+
+def _render_home(request: HttpRequest, form: CohortForm, status: int = 200) -> HttpResponse:
+    user = _instructor(request)
+    mine = (
+        Cohort.objects.for_instructor(user)
+        .select_related("exam")
+        .prefetch_related("instructors")
+        .order_by("-created_at")
+    )
+    context = {"cohorts": list(mine), "form": form}
+    return TemplateResponse(request, "progress/instructor_home.html", context, status=status)
+
+
+@require_POST
+@login_required
+def cohort_create(request: HttpRequest) -> HttpResponse:
+    user = _instructor(request)
+    form = CohortForm(request.POST)
+    if not form.is_valid():
+        return _render_home(request, form, status=400)
+    with transaction.atomic():
+        cohort = form.save()
+        cohort.instructors.add(user)
+    messages.success(request, f"Cohort {cohort.name} created: share its join link below.")
+    return redirect(cohort.get_absolute_url())
+
+
+@require_GET
+@login_required
+def cohort_detail(request: HttpRequest, code: str) -> HttpResponse:
+    cohort = _get_cohort_for_instructor(request, code)
+    return _render_cohort(request, cohort, CoInstructorForm(cohort=cohort))
+
+
+def _render_cohort(
+    request: HttpRequest, cohort: Cohort, co_form: CoInstructorForm, status: int = 200
+) -> HttpResponse:
+    sort = request.GET.get("sort", "")
+    descending = request.GET.get("order") == "desc"
+    rows = cohorts.sort_rows(cohorts.learner_rows(cohort), sort, descending)
+    topics = [cell.topic for cell in rows[0].cells] if rows else list(cohort.exam.topics.all())
+    columns = [(key, label) for key, (label, _) in cohorts.SORTS.items() if key != "name"]
+    context: dict[str, Any] = {
+        "cohort": cohort,
+        "rows": rows,
+        "topic_columns": [(topic, f"topic-{topic.pk}") for topic in topics],
+        "at_risk": sum(1 for row in rows if row.at_risk),
+        "sort": sort,
+        "descending": descending,
+        "columns": columns,
+        "bands": cohorts.BANDS,
+        "join_link": request.build_absolute_uri(cohort.join_url()),
+        "instructors": list(cohort.instructors.order_by("username")),
+        "co_form": co_form,
+    }
+    return TemplateResponse(request, "progress/cohort.html", context, status=status)
+
+
+@require_GET
+@login_required
+def cohort_topics(request: HttpRequest, code: str) -> HttpResponse:
+    cohort = _get_cohort_for_instructor(request, code)
+    rows = cohorts.learner_rows(cohort)
+    context = {"cohort": cohort, "spreads": cohorts.topic_spreads(rows), "learners": len(rows)}
+    return TemplateResponse(request, "progress/cohort_topics.html", context)
+
+
+@require_GET
+@login_required
+def cohort_export(request: HttpRequest, code: str) -> HttpResponse:
+    cohort = _get_cohort_for_instructor(request, code)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    filename = f"cohort-{cohort.code}-{timezone.localdate():%Y-%m-%d}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    csv.writer(response).writerows(cohorts.csv_rows(cohorts.learner_rows(cohort)))
+    return response
+
+
+@require_POST
+@login_required
+def cohort_regenerate(request: HttpRequest, code: str) -> HttpResponse:
+    cohort = _get_cohort_for_instructor(request, code)
+    cohort.regenerate_join_code()
+    messages.success(request, "New join code: the old link no longer works.")
+    return redirect(cohort.get_absolute_url())
+
+
+@require_POST
+@login_required
+def cohort_add_instructor(request: HttpRequest, code: str) -> HttpResponse:
+    cohort = _get_cohort_for_instructor(request, code)
+    form = CoInstructorForm(request.POST, cohort=cohort)
+    if not form.is_valid():
+        return _render_cohort(request, cohort, form, status=400)
+    co_instructor = form.cleaned_data["username"]
+    cohort.instructors.add(co_instructor)
+    messages.success(request, f"{co_instructor.get_username()} now follows this cohort too.")
+    return redirect(cohort.get_absolute_url())
+
+
+@require_POST
+@login_required
+def cohort_remove_learner(request: HttpRequest, code: str, username: str) -> HttpResponse:
+    cohort, learner = _get_member_for_instructor(request, code, username)
+    Membership.objects.filter(cohort=cohort, learner=learner).delete()
+    messages.success(request, f"{learner.get_username()} is no longer in this cohort.")
+    return redirect(cohort.get_absolute_url())
+
+
+@require_GET
+@login_required
+def cohort_learner(request: HttpRequest, code: str, username: str) -> HttpResponse:
+    """The learner's readiness on the cohort's exam as they see it, and their mock exams of
+    that exam. Nothing of other exams, and never their notes."""
+    cohort, learner = _get_member_for_instructor(request, code, username)
+    standing = standings(learner, [cohort.exam])[0]
+    mocks = list(
+        MockExam.objects.for_learner(learner)
+        .filter(exam=cohort.exam, submitted_at__isnull=False)
+        .order_by("-started_at")
+    )
+    context = {
+        "cohort": cohort,
+        "learner": learner,
+        "standing": standing,
+        "chart": standing_chart(standing),
+        "mocks": mocks,
+    }
+    return TemplateResponse(request, "progress/cohort_learner.html", context)
+
+
+@require_GET
+@login_required
+def cohort_learner_mock(
+    request: HttpRequest, code: str, username: str, mock_code: str
+) -> HttpResponse:
+    cohort, learner = _get_member_for_instructor(request, code, username)
+    mock = get_object_or_404(
+        MockExam.objects.select_related("exam"),
+        code=mock_code,
+        learner=learner,
+        exam=cohort.exam,
+        submitted_at__isnull=False,
+    )
+    context = {
+        **report_context(mock),
+        "cohort": cohort,
+        "learner": learner,
+        "instructor_view": True,
+    }
+    return TemplateResponse(request, "progress/mock_report.html", context)
+
+
+# --- The learner's side ----------------------------------------------------------------------
+
+
+@require_GET
+@login_required
+def my_cohorts(request: HttpRequest) -> HttpResponse:
+    memberships = (
+        Membership.objects.filter(learner=_user(request))
+        .select_related("cohort__exam")
+        .prefetch_related("cohort__instructors")
+        .order_by("-joined_at")
+    )
+    return TemplateResponse(request, "progress/my_cohorts.html", {"memberships": memberships})
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def cohort_join(request: HttpRequest, join_code: str) -> HttpResponse:
+    """GET: what joining means (who will see what); POST: join."""
+    cohort = get_object_or_404(Cohort.objects.select_related("exam"), join_code=join_code)
+    learner = _user(request)
+    if Membership.objects.filter(cohort=cohort, learner=learner).exists():
+        messages.info(request, f"You are already in {cohort.name}.")
+        return redirect(reverse("my_cohorts"))
+    if request.method == "POST":
+        try:
+            with transaction.atomic():
+                Membership.objects.create(cohort=cohort, learner=learner)
+        except IntegrityError:  # joined in another tab a moment ago
+            pass
+        messages.success(request, f"You joined {cohort.name}.")
+        return redirect(reverse("my_cohorts"))
+    context = {"cohort": cohort, "instructors": list(cohort.instructors.order_by("username"))}
+    return TemplateResponse(request, "progress/cohort_join.html", context)
+
+
+@require_POST
+@login_required
+def cohort_leave(request: HttpRequest, code: str) -> HttpResponse:
+    membership = get_object_or_404(
+        Membership.objects.select_related("cohort"), cohort__code=code, learner=_user(request)
+    )
+    membership.delete()
+    messages.success(request, f"You left {membership.cohort.name}.")
+    return redirect(reverse("my_cohorts"))
+
+
+# --- Item analysis ---------------------------------------------------------------------------
+
+ITEM_PAGE_SIZE = 50
+ITEM_SORTS = {
+    "flags": "Flags first",
+    "attempts": "Attempts",
+    "facility": "Facility",
+    "discrimination": "Discrimination",
+    "time": "Median time",
+}
+
+
+@require_GET
+@login_required
+def item_analysis(request: HttpRequest, exam_slug: str) -> HttpResponse:
+    """Per question of the exam, the stored statistics over everyone, or over one of the
+    user's cohorts (`?cohort=CODE`): instructors and admins only. Questions with flags come
+    first unless another order is asked for. Fixed queries, whatever the number of rows."""
+    user = _instructor(request)
+    exam = get_object_or_404(Exam, slug=exam_slug)
+    cohort = None
+    if request.GET.get("cohort"):
+        cohort = get_object_or_404(
+            Cohort.objects.for_instructor(user), code=request.GET["cohort"], exam=exam
+        )
+    sort = request.GET.get("sort", "flags")
+    if sort not in ITEM_SORTS:
+        sort = "flags"
+    rows = ItemStatistic.objects.filter(question__topic__exam=exam, cohort=cohort).select_related(
+        "question__topic"
+    )
+    orders: dict[str, list[Any]] = {
+        "flags": ["-flagged", F("discrimination").asc(nulls_last=True), "question__position"],
+        "attempts": ["-attempts", "question__position"],
+        "facility": [F("facility").asc(nulls_last=True), "question__position"],
+        "discrimination": [F("discrimination").asc(nulls_last=True), "question__position"],
+        "time": [F("median_seconds").desc(nulls_last=True), "question__position"],
+    }
+    order = orders[sort]
+    page = Paginator(rows.order_by(*order), ITEM_PAGE_SIZE).get_page(request.GET.get("page"))
+    statistics = list(page.object_list)
+    options: dict[int, list[Option]] = {}
+    for option in Option.objects.filter(question__in=[s.question_id for s in statistics]):
+        options.setdefault(option.question_id, []).append(option)
+    items = []
+    for statistic in statistics:
+        chosen_total = sum(statistic.option_counts.values()) or 1
+        items.append(
+            {
+                "statistic": statistic,
+                "snippet": quick_snippet(statistic.question.stem, 160),
+                "options": [
+                    {
+                        "option": option,
+                        "count": statistic.option_counts.get(option.key, 0),
+                        "share": round(
+                            100 * statistic.option_counts.get(option.key, 0) / chosen_total
+                        ),
+                    }
+                    for option in sorted(options.get(statistic.question_id, []), key=_position)
+                ],
+            }
+        )
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "exam": exam,
+        "cohort": cohort,
+        "cohorts": list(Cohort.objects.for_instructor(user).filter(exam=exam)),
+        "page": page,
+        "items": items,
+        "sort": sort,
+        "sorts": ITEM_SORTS,
+        "query": query.urlencode(),
+        "computed_at": statistics[0].computed_at if statistics else None,
+        "min_flag_learners": MIN_FLAG_LEARNERS,
+    }
+    return TemplateResponse(request, "progress/item_analysis.html", context)
+
+
+def _position(option: Option) -> int:
+    return option.position

@@ -1,0 +1,38 @@
+"""`manage.py compute_item_statistics`: the item analysis, recomputed in bulk (nightly)."""
+
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from progress.models import Attempt, compute_item_statistics
+
+
+class Command(BaseCommand):
+    help = (
+        "Recompute every question's item statistics (attempts, facility, discrimination, "
+        "option choices, median time, flags) for everyone and for each cohort, from the "
+        "attempts. The item-analysis pages and the admin read what this stores; run it "
+        "nightly."
+    )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        started = time.perf_counter()
+        total = Attempt.objects.count()
+        verbose = options["verbosity"] > 0
+
+        def progress(done: int) -> None:
+            if verbose:
+                share = 100 * done / total if total else 100
+                self.stderr.write(
+                    f"\r… read {done:,} of {total:,} answers ({share:.0f}%)", ending=""
+                )
+                self.stderr.flush()
+
+        written = compute_item_statistics(progress=progress)
+        if verbose:
+            self.stderr.write("")
+        self.stdout.write(
+            f"Computed {written:,} item statistics from {total:,} answers in "
+            f"{time.perf_counter() - started:.1f} s."
+        )
