@@ -20,6 +20,22 @@ class UserFactory(factory.django.DjangoModelFactory[User]):
     password = factory.django.Password("correct horse battery staple")
 
 
+class InstructorFactory(UserFactory):
+    """A user in the Instructors group (the instructor role)."""
+
+    class Meta:
+        skip_postgeneration_save = True
+
+    @factory.post_generation
+    def instructor_role(self: User, create: bool, extracted: Any, **kwargs: Any) -> None:
+        from django.contrib.auth.models import Group
+
+        from progress.models import INSTRUCTORS_GROUP
+
+        if create:
+            self.groups.add(Group.objects.get(name=INSTRUCTORS_GROUP))
+
+
 class StaffFactory(UserFactory):
     is_staff = True
     is_superuser = True
