@@ -8,7 +8,7 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 from django.test import RequestFactory
 
-from progress.models import User
+from progress.models import Cohort, User
 from questions.bank import check_documents, read_document
 from questions.models import Exam, Question, Status
 from tests.banks import DEMO_BANK
@@ -53,6 +53,11 @@ def test_seed_loads_the_bank_and_creates_users_with_printed_passwords(settings):
     assert User.objects.get(username="admin").is_superuser
     assert not User.objects.get(username="learner").is_staff
     assert User.objects.get(username="instructor").groups.filter(name="Instructors").exists()
+    # The demo cohort: the instructor follows the learner, once however often it is seeded.
+    seed()
+    cohort = Cohort.objects.get(name="Demo class")
+    assert [u.username for u in cohort.instructors.all()] == ["instructor"]
+    assert [u.username for u in cohort.learners.all()] == ["learner"]
 
 
 def test_seed_without_debug_creates_no_users(settings):

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from progress.models import INSTRUCTORS_GROUP, User
+from progress.models import INSTRUCTORS_GROUP, Cohort, Membership, User
 from questions.bank import BankError, import_document, read_document
 from questions.models import Exam
 
@@ -17,7 +17,8 @@ DEMO_BANK = Path(settings.BASE_DIR) / "questions" / "demo" / "demo-bank.json"
 class Command(BaseCommand):
     help = (
         "Load the demo question bank and, with DEBUG on, the demo users learner, instructor "
-        "and admin (new random passwords, printed)."
+        "and admin (new random passwords, printed), the instructor following the learner in "
+        "a demo cohort."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -47,6 +48,7 @@ class Command(BaseCommand):
         # Made by a migration with its permission; get_or_create keeps a wiped table working.
         instructors, _ = Group.objects.get_or_create(name=INSTRUCTORS_GROUP)
         lines = []
+        users = {}
         for username, staff in (("learner", False), ("instructor", False), ("admin", True)):
             password = secrets.token_urlsafe(9)
             user, _ = User.objects.get_or_create(
@@ -57,7 +59,19 @@ class Command(BaseCommand):
             user.save()
             if username == "instructor":
                 user.groups.add(instructors)
+            users[username] = user
             lines.append(f"  {username:<11} {password}")
+        # A cohort, so that the instructor's pages have someone to show.
+        exam = Exam.objects.order_by("position", "code").first()
+        if exam is not None:
+            cohort = Cohort.objects.filter(name="Demo class", exam=exam).first()
+            if cohort is None:
+                cohort = Cohort.objects.create(name="Demo class", exam=exam)
+            cohort.instructors.add(users["instructor"])
+            Membership.objects.get_or_create(cohort=cohort, learner=users["learner"])
         self.stdout.write(self.style.SUCCESS("Demo users (username, password):"))
         for line in lines:
             self.stdout.write(line)
+        self.stdout.write(
+            "The instructor follows the learner in the cohort Demo class (/instructor/)."
+        )
