@@ -4,6 +4,7 @@ reports is added here, so that `questions` never imports `progress`."""
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin
 from django.db.models import (
+    BooleanField,
     Case,
     Count,
     FloatField,
@@ -156,6 +157,7 @@ class QuestionWithReportsAdmin(QuestionAdmin):
                     overall.values("discrimination")[:1], output_field=FloatField()
                 ),
                 item_flags=Subquery(overall.values("flags")[:1], output_field=JSONField()),
+                item_flagged=Subquery(overall.values("flagged")[:1], output_field=BooleanField()),
             )
         )
 
@@ -169,7 +171,7 @@ class QuestionWithReportsAdmin(QuestionAdmin):
         value: float | None = question.discrimination  # type: ignore[attr-defined]
         return self.get_empty_value_display() if value is None else f"{value:+.2f}"
 
-    @admin.display(description="Item flags")
+    @admin.display(description="Item flags", ordering="item_flagged")
     def item_flags_shown(self, question: Question) -> str:
         flags = question.item_flags or []  # type: ignore[attr-defined]
         return "; ".join(reason for _, reason in flags)

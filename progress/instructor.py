@@ -321,7 +321,9 @@ def item_analysis(request: HttpRequest, exam_slug: str) -> HttpResponse:
         options.setdefault(option.question_id, []).append(option)
     items = []
     for statistic in statistics:
-        chosen_total = sum(statistic.option_counts.values()) or 1
+        # The share of answers that chose the option (several per answer when the question
+        # takes more than one).
+        answers = statistic.attempts or 1
         items.append(
             {
                 "statistic": statistic,
@@ -330,9 +332,7 @@ def item_analysis(request: HttpRequest, exam_slug: str) -> HttpResponse:
                     {
                         "option": option,
                         "count": statistic.option_counts.get(option.key, 0),
-                        "share": round(
-                            100 * statistic.option_counts.get(option.key, 0) / chosen_total
-                        ),
+                        "share": round(100 * statistic.option_counts.get(option.key, 0) / answers),
                     }
                     for option in sorted(options.get(statistic.question_id, []), key=_position)
                 ],

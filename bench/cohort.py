@@ -1,0 +1,317 @@
+"""Benchmark of the instructor's cohort page against the cohort's size, and of the item analysis.
+
+    .venv/bin/python bench/cohort.py [--attempts 1000000] [--learners 500] [--requests 20]
+
+Builds two throwaway SQLite databases with the same generated bank (300 questions, five
+weighted topics, a mock-exam shape): one with a cohort of 5 learners and their answers only,
+the other with `--attempts` answers by enough learners (500 answers each; 2,000 by default),
+`--learners` of them in the cohort. Every learner gives the same number of answers, so a
+learner of either cohort costs the same; only their number differs. Both get their readiness
+state from `rebuild_readiness` and their daily totals from the attempts, as a real site would.
+
+Then the cohort page of an instructor is requested in-process through Django's test client,
+the two databases taking turns for three rounds. The very first request of each is timed on
+its own (cold: the per-learner figures are computed and stored then); the later ones are the
+warm figures. It prints the cold times, the median warm time of each cohort, the ratio
+(target: at most 3), the query count of a warm request, and the time `compute_item_statistics`
+takes over every attempt of the large database (target: under 60 s). It only prints; it never
+fails on time. The machine is shared and noisy: read the ratio, not the absolute figures.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+BENCH_DIR = Path(__file__).resolve().parent
+BANK_QUESTIONS = 300
+PER_LEARNER = 500  # answers per learner in the large database (fewer learners otherwise)
+SMALL_COHORT = 5
+ROUNDS = 3
+WARM_UP = 3  # requests before the timed ones, after the cold one
+COHORT_NAME = "Benchmark cohort"
+
+
+def setup_django(database_url: str) -> None:
+    # The settings module reads DATABASE_URL when it is imported, so this must come first.
+    os.environ["DATABASE_URL"] = database_url
+    os.environ["DJANGO_SETTINGS_MODULE"] = "courseiva.settings"
+    os.environ.setdefault("DEBUG", "1")
+    sys.path[:0] = [str(PROJECT_ROOT), str(BENCH_DIR)]
+    import django
+
+    django.setup()
+
+
+def shape(attempts: int, cohort: int) -> tuple[int, int]:
+    """(learners, answers per learner) of the large database: PER_LEARNER answers each, or
+    fewer each when the cohort alone needs more learners than that."""
+    learners = max(cohort, -(-attempts // PER_LEARNER))  # rounded up
+    return learners, attempts // learners
+
+
+def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
+    """Migrate, import the bank, insert `answers` attempts for each of `learners` learners,
+    rebuild the readiness state and the daily totals from them, then make an instructor and
+    a cohort of the first `cohort_size` learners."""
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+    from django.db import connection, transaction
+    from import_bank import make_document
+
+    from progress.models import (
+        INSTRUCTORS_GROUP,
+        Attempt,
+        Cohort,
+        LearnerDay,
+        Membership,
+        User,
+        rebuild_readiness,
+    )
+    from questions.bank import import_document
+    from questions.models import Option, Question
+
+    call_command("migrate", verbosity=0)
+    import_document(make_document(BANK_QUESTIONS))
+    exam_id = Question.objects.values_list("topic__exam_id", flat=True).first()
+    assert exam_id is not None, "the generated bank has questions"
+    options: dict[int, list[tuple[str, str, bool]]] = {}
+    for question_id, key, text, correct in Option.objects.order_by(
+        "question_id", "position"
+    ).values_list("question_id", "key", "text", "is_correct"):
+        options.setdefault(question_id, []).append((key, text, correct))
+    rng = random.Random(0)
+    # Each question's chosen answers as they are stored (the option texts as shown), and how
+    # much easier or harder than average it is, so that the figures have some spread.
+    bank = []
+    for pk, uid, topic_id in Question.objects.published().values_list("pk", "uid", "topic_id"):
+        mine = options[pk]
+        right = json.dumps([{"key": k, "text": t, "correct": c} for k, t, c in mine if c])
+        wrong = [json.dumps([{"key": k, "text": t, "correct": False}]) for k, t, c in mine if not c]
+        bank.append((pk, uid, topic_id, right, wrong, rng.uniform(-0.25, 0.25)))
+    User.objects.bulk_create(
+        # "!" is Django's mark of an unusable password: these learners never sign in.
+        User(username=f"learner-{n:05d}", email=f"learner-{n}@example.com", password="!")  # noqa: S106
+        for n in range(learners)
+    )
+    learner_ids = list(User.objects.order_by("username").values_list("pk", flat=True))
+    start = datetime.now(UTC) - timedelta(days=60)
+    table = Attempt._meta.db_table
+    sql = (
+        f"INSERT INTO {table} (learner_id, question_id, question_uid, exam_id, topic_id, "  # noqa: S608
+        "chosen, is_correct, time_spent, source, serve_nonce, answered_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'quiz', '', %s)"
+    )
+
+    def rows(learner_id: int) -> list[tuple[Any, ...]]:
+        skill = rng.uniform(0.4, 0.9)
+        out = []
+        for k in range(answers):
+            pk, uid, topic_id, right, wrong, easier = rng.choice(bank)
+            correct = rng.random() < skill + easier
+            chosen = right if correct else rng.choice(wrong)
+            when = start + timedelta(minutes=k * 60 * 24 * 60 / max(answers, 1))
+            spent = rng.randint(15, 180) * 1_000_000  # microseconds, as SQLite stores them
+            out.append((learner_id, pk, uid, exam_id, topic_id, chosen, correct, spent, when))
+        return out
+
+    started = time.perf_counter()
+    with transaction.atomic(), connection.cursor() as cursor:
+        for learner_id in learner_ids:
+            cursor.executemany(sql, rows(learner_id))
+    inserted = time.perf_counter() - started
+    started = time.perf_counter()
+    rebuild_readiness(fit=False)
+    rebuilt = time.perf_counter() - started
+    LearnerDay.objects.rebuild()
+    instructor = User.objects.create_user("bench-instructor", "teach@example.com", "x" * 20)
+    instructor.groups.add(Group.objects.get(name=INSTRUCTORS_GROUP))
+    cohort = Cohort.objects.create(name=COHORT_NAME, exam_id=exam_id)
+    cohort.instructors.add(instructor)
+    Membership.objects.bulk_create(
+        Membership(cohort=cohort, learner_id=learner_id) for learner_id in learner_ids[:cohort_size]
+    )
+    return {
+        "attempts": Attempt.objects.count(),
+        "learners": learners,
+        "members": Membership.objects.filter(cohort=cohort).count(),
+        "insert_seconds": inserted,
+        "rebuild_seconds": rebuilt,
+    }
+
+
+def measure(requests: int) -> dict[str, Any]:
+    """The first request of this process (cold when no request ran on this database before),
+    then `requests` more after a warm-up, and the queries of one more."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    from progress.models import Cohort, ExamReadiness, Membership, User
+
+    cohort = Cohort.objects.get(name=COHORT_NAME)
+    members = Membership.objects.filter(cohort=cohort).count()
+    url = reverse("cohort_detail", args=[cohort.code])
+    client = Client(HTTP_HOST="localhost")  # a host that the development settings allow
+    client.force_login(User.objects.get(username="bench-instructor"))
+
+    def get() -> float:
+        started = time.perf_counter()
+        response = client.get(url)
+        elapsed = time.perf_counter() - started
+        assert response.status_code == 200, response.status_code
+        return elapsed
+
+    stored_before = ExamReadiness.objects.filter(exam=cohort.exam).count()
+    first = get()
+    stored_after = ExamReadiness.objects.filter(exam=cohort.exam).count()
+    # Every member with an answer has their figures stored now (and the page shows them all).
+    page = client.get(url).content.decode()
+    assert len(set(re.findall(r"learner-\d{5}", page))) == members, "every member has a row"
+    for _ in range(WARM_UP):
+        get()
+    times = [get() for _ in range(requests)]
+    with CaptureQueriesContext(connection) as queries:
+        get()
+    return {
+        "first_ms": 1000 * first,
+        "cold": stored_before == 0,
+        "stored": stored_after,
+        "median_ms": 1000 * statistics.median(times),
+        "queries": len(queries),
+    }
+
+
+def item_statistics() -> dict[str, Any]:
+    from progress.models import Attempt, ItemStatistic, compute_item_statistics
+
+    answers = Attempt.objects.count()
+    started = time.perf_counter()
+    written = compute_item_statistics()
+    seconds = time.perf_counter() - started
+    flagged = ItemStatistic.objects.filter(flagged=True).count()
+    return {"answers": answers, "rows": written, "flagged": flagged, "seconds": seconds}
+
+
+def run_child(database_url: str, *args: str) -> dict[str, Any]:
+    env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "1"}
+    out = subprocess.run(  # the exit code is checked below
+        [sys.executable, __file__, "--child", database_url, *args],
+        env=env,
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode:
+        sys.exit(f"the benchmark's Django part failed:\n{out.stderr}")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def whole_number(minimum: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
+        return value
+
+    return parse
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--attempts", type=whole_number(1000), default=1_000_000, metavar="N")
+    parser.add_argument("--learners", type=whole_number(SMALL_COHORT), default=500, metavar="N")
+    parser.add_argument("--requests", type=whole_number(1), default=20, metavar="N")
+    # Internal: how the parent runs a Django part against one database.
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", nargs=3, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--items", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.child:
+        setup_django(args.child)
+        if args.seed:
+            result = seed(*args.seed)
+        elif args.items:
+            result = item_statistics()
+        else:
+            result = measure(args.requests)
+        print(json.dumps(result))
+        return 0
+
+    learners, answers = shape(args.attempts, args.learners)
+    if answers < 1:
+        parser.error(f"--attempts {args.attempts} gives no answer to {learners} learners")
+    print(
+        f"Courseiva cohort page benchmark: a cohort of {SMALL_COHORT} against one of "
+        f"{args.learners:,} learners, {answers} answers each ({BANK_QUESTIONS} questions); "
+        f"{learners * answers:,} attempts in the large database"
+    )
+    with tempfile.TemporaryDirectory(prefix="courseiva-cohort-") as folder:
+        urls = {
+            SMALL_COHORT: f"sqlite:///{Path(folder) / 'small.sqlite3'}",
+            args.learners: f"sqlite:///{Path(folder) / 'large.sqlite3'}",
+        }
+        shapes = {SMALL_COHORT: (SMALL_COHORT, answers), args.learners: (learners, answers)}
+        for size, url in urls.items():
+            total, each = shapes[size]
+            seeded = run_child(url, "--seed", str(total), str(each), str(size))
+            print(
+                f"  {seeded['attempts']:>9,} attempts by {seeded['learners']:,} learners, "
+                f"{seeded['members']:,} in the cohort: inserted in "
+                f"{seeded['insert_seconds']:.1f} s, readiness rebuilt in "
+                f"{seeded['rebuild_seconds']:.1f} s"
+            )
+        firsts: dict[int, float] = {}
+        stored: dict[int, int] = {}
+        medians: dict[int, list[float]] = {size: [] for size in urls}
+        queries: dict[int, int] = {}
+        for round_number in range(ROUNDS):  # the two take turns, so that a noisy spell hits both
+            for size, url in urls.items():
+                figures = run_child(url, "--requests", str(args.requests))
+                if round_number == 0:
+                    assert figures["cold"], "the first request found no stored figures"
+                    firsts[size], stored[size] = figures["first_ms"], figures["stored"]
+                medians[size].append(figures["median_ms"])
+                queries[size] = figures["queries"]
+        items = run_child(urls[args.learners], "--items")
+    small, large = (statistics.median(medians[size]) for size in urls)
+    print()
+    print(f"{'learners':>9}  {'cold ms':>9}  {'warm ms':>9}  {'queries':>7}")
+    for size in urls:
+        print(
+            f"{size:>9,}  {firsts[size]:>9.1f}  {statistics.median(medians[size]):>9.2f}  "
+            f"{queries[size]:>7}"
+        )
+    print(
+        "  cold: the first request, which computes and stores each learner's figures "
+        f"({stored[SMALL_COHORT]:,} and {stored[args.learners]:,} rows); warm: the median of "
+        f"{ROUNDS} rounds of {args.requests} requests"
+    )
+    print(
+        f"ratio warm ({args.learners:,}) / warm ({SMALL_COHORT}): {large / small:.2f} "
+        "(target at most 3)"
+    )
+    print(
+        f"compute_item_statistics over {items['answers']:,} attempts: {items['seconds']:.1f} s "
+        f"(target under 60 s), {items['rows']:,} rows, {items['flagged']:,} flagged"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
