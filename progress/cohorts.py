@@ -1,7 +1,8 @@
 """What an instructor sees of a cohort: one row per learner (readiness per topic, pass
 likelihood, recent activity, mock exams, who is at risk), the class's readiness per topic, and
 the CSV of the table. Everything is read from stored figures (ExamReadiness, LearnerDay,
-MockExam) in a fixed number of queries, whatever the number of learners and attempts."""
+MockExam) in a fixed number of queries, whatever the number of learners and attempts; the
+table sorts every learner on a one-line summary each, and builds in full only the page shown."""
 
 import statistics
 from collections.abc import Sequence
@@ -9,11 +10,12 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from django.db.models import Count, ExpressionWrapper, F, FloatField, Max, Q, Sum
+from django.core.paginator import Paginator
+from django.db.models import Count, ExpressionWrapper, F, FloatField, Max, OuterRef, Subquery, Sum
 from django.utils import timezone
 
 from progress.models import Cohort, ExamReadiness, LearnerDay, Membership, MockExam, User
-from progress.standing import exam_readiness
+from progress.standing import refresh_exam_readiness
 from questions.models import Topic
 
 # A learner with no answer for this many days is flagged.
@@ -73,72 +75,176 @@ class LearnerRow:
         return sum(int(needed) for _, needed in self.figures.missing)
 
 
-def learner_rows(cohort: Cohort, today: date | None = None) -> list[LearnerRow]:
-    """The cohort's learners with their figures, at-risk learners first (then by name).
-    Queries: the memberships, the exam's topics, the activity and the mock exams (one each),
-    and those of `exam_readiness`."""
-    today = today or timezone.localdate()
-    members = list(
-        Membership.objects.filter(cohort=cohort)
-        .select_related("learner")
-        .order_by("learner__username")
+# Learners shown on one page of the cohort table (at-risk learners first).
+PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class _Summary:
+    """What sorting and the at-risk rules need of a learner: one row of one query."""
+
+    learner_id: int
+    username: str
+    joined_at: Any
+    pass_probability: float | None
+    last_active: date | None
+    answers_7_days: int
+    mocks: int
+    best_mock: float | None
+
+
+def _summaries(cohort: Cohort, today: date) -> list[_Summary]:
+    """Every member's sortable figures, computed by the database in one query (subqueries
+    served by the per-learner indexes of each table)."""
+    learner = OuterRef("learner_id")
+    figures = ExamReadiness.objects.filter(learner=learner, exam=cohort.exam)
+    days = LearnerDay.objects.filter(learner=learner, answers__gt=0)
+    week = (
+        LearnerDay.objects.filter(learner=learner, day__gt=today - timedelta(days=7))
+        .order_by()
+        .values("learner")
+        .annotate(total=Sum("answers"))
+        .values("total")
     )
-    ids = [m.learner_id for m in members]
-    topics = list(cohort.exam.topics.order_by("position", "slug"))
-    figures = exam_readiness(ids, cohort.exam)
-    activity: dict[int, dict[str, Any]] = {
-        row["learner_id"]: dict(row)
-        for row in LearnerDay.objects.filter(learner_id__in=ids)
-        .values("learner_id")
-        .annotate(
-            last=Max("day", filter=Q(answers__gt=0)),
-            week=Sum("answers", filter=Q(day__gt=today - timedelta(days=7))),
-        )
-    }
+    mocks = MockExam.objects.filter(
+        learner=learner, exam=cohort.exam, submitted_at__isnull=False, question_count__gt=0
+    ).order_by()
     percent = ExpressionWrapper(100.0 * F("right_count") / F("question_count"), FloatField())
-    mocks: dict[int, dict[str, Any]] = {
-        row["learner_id"]: dict(row)
-        for row in MockExam.objects.filter(
-            learner_id__in=ids, exam=cohort.exam, submitted_at__isnull=False, question_count__gt=0
+    rows = (
+        Membership.objects.filter(cohort=cohort)
+        .annotate(
+            pass_probability=Subquery(figures.values("pass_probability")[:1]),
+            last_active=Subquery(days.order_by("-day").values("day")[:1]),
+            week=Subquery(week[:1]),
+            mock_count=Subquery(
+                mocks.values("learner").annotate(n=Count("pk")).values("n")[:1]
+            ),
+            best=Subquery(mocks.values("learner").annotate(b=Max(percent)).values("b")[:1]),
         )
-        .values("learner_id")
-        .annotate(n=Count("pk"), best=Max(percent))
+        .values_list(
+            "learner_id", "learner__username", "joined_at", "pass_probability",
+            "last_active", "week", "mock_count", "best",
+        )
+        .order_by("learner__username")
+    )  # fmt: skip
+    return [
+        _Summary(
+            learner_id=learner_id, username=username, joined_at=joined_at,
+            pass_probability=pass_probability, last_active=last_active,
+            answers_7_days=int(week_total or 0), mocks=int(mock_count or 0), best_mock=best,
+        )
+        for learner_id, username, joined_at, pass_probability, last_active, week_total,
+        mock_count, best in rows
+    ]  # fmt: skip
+
+
+@dataclass
+class CohortTable:
+    rows: list[LearnerRow]  # the page's rows, in order
+    topics: list[Topic]  # the exam's, in blueprint order: the heatmap's columns
+    page: Any  # a Paginator page of the ordered learners
+    learners: int
+    at_risk: int
+
+
+def cohort_table(
+    cohort: Cohort,
+    *,
+    sort: str = "",
+    descending: bool = False,
+    page_number: Any = None,
+    page_size: int | None = PAGE_SIZE,
+    today: date | None = None,
+) -> CohortTable:
+    """The cohort's learners, at-risk learners first, then by the column asked for (or by
+    name), one page of them built in full. A fixed number of queries whatever the number of
+    learners: those of `refresh_exam_readiness`, the summaries, the page's learners and
+    figures, the exam's topics (and the figures of all for a topic's sort)."""
+    today = today or timezone.localdate()
+    refresh_exam_readiness(
+        Membership.objects.filter(cohort=cohort).values("learner_id"), cohort.exam
+    )
+    summaries = _summaries(cohort, today)
+    risk_of = {s.learner_id: risks(s, cohort.target_date, today) for s in summaries}
+    ordered = _order(cohort, summaries, sort, descending)
+    ordered.sort(key=lambda s: not risk_of[s.learner_id])  # stable: at risk first
+    page = Paginator(ordered, page_size or max(len(ordered), 1)).get_page(page_number)
+    shown: list[_Summary] = list(page.object_list)
+    ids = [s.learner_id for s in shown]
+    users = User.objects.in_bulk(ids)
+    figures = {
+        f.learner_id: f for f in ExamReadiness.objects.filter(exam=cohort.exam, learner_id__in=ids)
     }
-    rows = []
-    for member in members:
-        mine = figures.get(member.learner_id)
-        cells = []
-        for topic in topics:
-            value = mine.topics.get(str(topic.pk)) if mine else None
-            answered = bool(value and value[3])
-            cells.append(
-                Cell(
-                    topic=topic,
-                    percent=float(value[0]) if value and answered else None,
-                    low=float(value[1]) if value and answered else None,
-                    high=float(value[2]) if value and answered else None,
-                    answers=int(value[3]) if value else 0,
-                )
+    topics = list(cohort.exam.topics.order_by("position", "slug"))
+    rows = [
+        _row(summary, users[summary.learner_id], figures.get(summary.learner_id), topics)
+        for summary in shown
+    ]
+    for row in rows:
+        row.risks = risk_of[row.learner.pk]
+    return CohortTable(
+        rows=rows,
+        topics=topics,
+        page=page,
+        learners=len(summaries),
+        at_risk=sum(1 for reasons in risk_of.values() if reasons),
+    )
+
+
+def _row(
+    summary: _Summary, learner: User, mine: ExamReadiness | None, topics: list[Topic]
+) -> LearnerRow:
+    cells = []
+    for topic in topics:
+        value = mine.topics.get(str(topic.pk)) if mine else None
+        answered = bool(value and value[3])
+        cells.append(
+            Cell(
+                topic=topic,
+                percent=float(value[0]) if value and answered else None,
+                low=float(value[1]) if value and answered else None,
+                high=float(value[2]) if value and answered else None,
+                answers=int(value[3]) if value else 0,
             )
-        active: dict[str, Any] = activity.get(member.learner_id, {})
-        mock: dict[str, Any] = mocks.get(member.learner_id, {})
-        row = LearnerRow(
-            learner=member.learner,
-            joined_on=timezone.localdate(member.joined_at),
-            figures=mine,
-            cells=cells,
-            answers_7_days=int(active.get("week") or 0),
-            last_active=active.get("last"),
-            mocks=int(mock.get("n") or 0),
-            best_mock=mock.get("best"),
         )
-        row.risks = risks(row, cohort.target_date, today)
-        rows.append(row)
-    rows.sort(key=lambda r: not r.at_risk)  # stable: at risk first, each group by name
-    return rows
+    return LearnerRow(
+        learner=learner,
+        joined_on=timezone.localdate(summary.joined_at),
+        figures=mine,
+        cells=cells,
+        answers_7_days=summary.answers_7_days,
+        last_active=summary.last_active,
+        mocks=summary.mocks,
+        best_mock=summary.best_mock,
+    )
 
 
-def risks(row: LearnerRow, target: date | None, today: date) -> list[str]:
+def _order(cohort: Cohort, summaries: list[_Summary], key: str, descending: bool) -> list[_Summary]:
+    """By the column (`topic-<id>` for a topic's readiness: one more query), blanks last
+    whichever the direction; by name for an unknown key."""
+    if key.startswith("topic-") and key[6:].isdigit():
+        topic_key = key[6:]
+        values: dict[int, float | None] = {}
+        for learner_id, topics in ExamReadiness.objects.filter(
+            exam=cohort.exam, learner_id__in=[s.learner_id for s in summaries]
+        ).values_list("learner_id", "topics"):
+            value = topics.get(topic_key)
+            values[learner_id] = float(value[0]) if value and value[3] else None
+
+        def value_of(s: _Summary) -> Any:
+            return values.get(s.learner_id)
+
+    elif key in SORTS:
+        value_of = SORTS[key][1]
+    else:
+        return list(summaries)
+    known = [s for s in summaries if value_of(s) is not None]
+    blank = [s for s in summaries if value_of(s) is None]
+    known.sort(key=value_of, reverse=descending)
+    return known + blank
+
+
+def risks(row: "_Summary | LearnerRow", target: date | None, today: date) -> list[str]:
     """Why the learner needs attention, in words (empty: on track)."""
     reasons = []
     if row.last_active is None:
@@ -159,34 +265,13 @@ def risks(row: LearnerRow, target: date | None, today: date) -> list[str]:
 
 # Columns the table can be sorted by: key -> (label, value of a row; None sorts last).
 SORTS: dict[str, Any] = {
-    "name": ("Learner", lambda r: r.learner.get_username().lower()),
+    "name": ("Learner", lambda r: r.username.lower()),
     "pass": ("Pass likelihood", lambda r: r.pass_probability),
     "week": ("Answers, last 7 days", lambda r: r.answers_7_days),
     "active": ("Last active", lambda r: r.last_active),
     "mocks": ("Mock exams", lambda r: r.mocks),
     "best": ("Best mock score", lambda r: r.best_mock),
 }
-
-
-def sort_rows(rows: list[LearnerRow], key: str, descending: bool) -> list[LearnerRow]:
-    """At-risk learners stay first; within each group, by the column (`topic-<id>` for a
-    topic's readiness), blanks last whichever the direction. Unknown keys: unchanged."""
-    if key.startswith("topic-") and key[6:].isdigit():
-        topic_id = int(key[6:])
-
-        def value(row: LearnerRow) -> Any:
-            cell = next((c for c in row.cells if c.topic.pk == topic_id), None)
-            return cell.percent if cell else None
-
-    elif key in SORTS:
-        value = SORTS[key][1]
-    else:
-        return rows
-    known = [r for r in rows if value(r) is not None]
-    blank = [r for r in rows if value(r) is None]
-    known.sort(key=value, reverse=descending)
-    ordered = known + blank
-    return sorted(ordered, key=lambda r: not r.at_risk)
 
 
 @dataclass(frozen=True)

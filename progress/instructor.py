@@ -114,14 +114,21 @@ def _render_cohort(
 ) -> HttpResponse:
     sort = request.GET.get("sort", "")
     descending = request.GET.get("order") == "desc"
-    rows = cohorts.sort_rows(cohorts.learner_rows(cohort), sort, descending)
-    topics = [cell.topic for cell in rows[0].cells] if rows else list(cohort.exam.topics.all())
+    table = cohorts.cohort_table(
+        cohort, sort=sort, descending=descending, page_number=request.GET.get("page")
+    )
+    rows, topics = table.rows, table.topics
     columns = [(key, label) for key, (label, _) in cohorts.SORTS.items() if key != "name"]
+    query = request.GET.copy()
+    query.pop("page", None)
     context: dict[str, Any] = {
         "cohort": cohort,
         "rows": rows,
+        "page": table.page,
+        "query": query.urlencode(),
+        "learners": table.learners,
         "topic_columns": [(topic, f"topic-{topic.pk}") for topic in topics],
-        "at_risk": sum(1 for row in rows if row.at_risk),
+        "at_risk": table.at_risk,
         "sort": sort,
         "descending": descending,
         "columns": columns,
@@ -137,7 +144,7 @@ def _render_cohort(
 @login_required
 def cohort_topics(request: HttpRequest, code: str) -> HttpResponse:
     cohort = _get_cohort_for_instructor(request, code)
-    rows = cohorts.learner_rows(cohort)
+    rows = cohorts.cohort_table(cohort, page_size=None).rows
     context = {"cohort": cohort, "spreads": cohorts.topic_spreads(rows), "learners": len(rows)}
     return TemplateResponse(request, "progress/cohort_topics.html", context)
 
@@ -149,7 +156,8 @@ def cohort_export(request: HttpRequest, code: str) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     filename = f"cohort-{cohort.code}-{timezone.localdate():%Y-%m-%d}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    csv.writer(response).writerows(cohorts.csv_rows(cohorts.learner_rows(cohort)))
+    rows = cohorts.cohort_table(cohort, page_size=None).rows
+    csv.writer(response).writerows(cohorts.csv_rows(rows))
     return response
 
 

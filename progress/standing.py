@@ -7,7 +7,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from progress import forecast as forecasting
@@ -148,39 +150,42 @@ def _exam_questions(exams: Sequence[Exam]) -> tuple[dict[int, list[Topic]], _Ite
     return topics_of, items_of
 
 
-def exam_readiness(learner_ids: Sequence[int], exam: Exam) -> dict[int, ExamReadiness]:
-    """The stored figures of these learners on the exam (learners who never answered have
-    none), recomputing and storing those older than the learner's latest answer or fit.
-    Three queries when all are fresh (the fit in use, the learners' rows, the figures); four
-    more when some are not (their topics, the exam's topics and questions, one write),
+def refresh_exam_readiness(learner_ids: "QuerySet[Any]", exam: Exam) -> int:
+    """Recompute and store the figures on the exam (ExamReadiness) of those of these learners
+    (a query of learner ids) whose figures are older than their latest answer or the fit in
+    use; learners who never answered get none. Returns how many were recomputed. Two queries
+    when all are fresh (the fit in use, the stale learners' rows, found by the database);
+    four more when some are not (their topics, the exam's topics and questions, one write),
     whatever the number of learners."""
     in_use = current_model()
-    rows = {r.learner_id: r for r in LearnerReadiness.objects.filter(learner_id__in=learner_ids)}
-    stored = {
-        r.learner_id: r for r in ExamReadiness.objects.filter(exam=exam, learner_id__in=list(rows))
+    fresh = ExamReadiness.objects.filter(
+        learner=OuterRef("learner_id"), exam=exam, answers=OuterRef("answers")
+    )
+    fresh = (
+        fresh.filter(fit_id__isnull=True)
+        if in_use.fit_id is None
+        else fresh.filter(fit_id=in_use.fit_id)
+    )
+    rows = {
+        r.learner_id: r
+        for r in LearnerReadiness.objects.filter(learner_id__in=learner_ids).exclude(Exists(fresh))
     }
-    stale = [
-        learner_id
-        for learner_id, row in rows.items()
-        if learner_id not in stored
-        or stored[learner_id].answers != row.answers
-        or stored[learner_id].fit_id != in_use.fit_id
-    ]
+    stale = list(rows)
     if not stale:
-        return stored
+        return 0
     topic_rows: dict[int, list[TopicReadiness]] = defaultdict(list)
     for topic_row in TopicReadiness.objects.filter(learner_id__in=stale, topic__exam=exam):
         topic_rows[topic_row.learner_id].append(topic_row)
     topics_of, items_of = _exam_questions([exam])
     now = timezone.now()
-    fresh = []
+    figures = []
     for learner_id in stale:
         row = rows[learner_id]
         who = _Learner(in_use, row.learner_state(in_use.model, topic_rows[learner_id]))
         standing = _standing(exam, topics_of[exam.pk], items_of, who)
-        fresh.append(standing.snapshot(learner_id, in_use.fit_id, row.answers, now))
+        figures.append(standing.snapshot(learner_id, in_use.fit_id, row.answers, now))
     ExamReadiness.objects.bulk_create(
-        fresh,
+        figures,
         update_conflicts=True,
         unique_fields=["exam", "learner"],
         update_fields=[
@@ -188,8 +193,7 @@ def exam_readiness(learner_ids: Sequence[int], exam: Exam) -> dict[int, ExamRead
             "high_percent", "topics", "missing", "computed_at",
         ],
     )  # fmt: skip
-    stored.update({snapshot.learner_id: snapshot for snapshot in fresh})
-    return stored
+    return len(figures)
 
 
 def _standing(

@@ -373,12 +373,12 @@ def test_the_cohort_page_query_count_does_not_grow_with_learners(
             submitted_mock(learner, exam)
 
     add_learners(2)
-    # session, user, cohort, memberships, topics; figures: fit in use, learners' rows,
-    # stored figures, then (stale) their topics, the exam's topics and questions, the write;
-    # activity, mocks, instructors
-    with django_assert_num_queries(15) as cold:
+    # session, user, cohort; figures: the fit in use, the stale learners (found by the
+    # database), then their topics, the exam's topics and questions, the write; the
+    # learners' summaries, the page's learners and figures, the topics; the instructors
+    with django_assert_num_queries(14) as cold:
         client.get(cohort.get_absolute_url())
-    with django_assert_num_queries(11) as warm:  # the figures are fresh now
+    with django_assert_num_queries(10) as warm:  # the figures are fresh now
         client.get(cohort.get_absolute_url())
     add_learners(6)
     with django_assert_num_queries(len(cold)):
@@ -446,3 +446,23 @@ def test_the_csv_export(client, cohort, instructor, exam):
     assert by_name["gus"]["at risk"] == "yes"
     assert by_name["gus"]["why"] == "no answers yet"
     assert by_name["gus"]["pass likelihood %"] == ""
+
+
+def test_a_large_cohort_is_shown_a_page_at_a_time_at_risk_learners_first(
+    client, cohort, instructor
+):
+    today = timezone.localdate()
+    learners = [UserFactory(username=f"l{n:02d}") for n in range(55)]
+    join(cohort, *learners)
+    for learner in learners[:52]:  # active today: on track
+        LearnerDay.objects.create(learner=learner, day=today, answers=3, right=2)
+    client.force_login(instructor)
+    first = client.get(cohort.get_absolute_url()).text
+    names = [name for name, _ in learner_rows(first)]
+    # The three who never answered (l52, l53, l54) come first, then the others by name.
+    assert names[:4] == ["l52", "l53", "l54", "l00"]
+    assert len(names) == 50
+    assert "55 learners · <strong>3 at risk</strong>" in first
+    assert "More learners" in first
+    second = client.get(cohort.get_absolute_url() + "?page=2").text
+    assert [name for name, _ in learner_rows(second)] == ["l47", "l48", "l49", "l50", "l51"]
