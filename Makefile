@@ -73,6 +73,7 @@ bench: $(STAMP)
 	DEBUG=1 $(PY) bench/import_bank.py
 	$(PY) bench/http_pages.py
 	$(PY) bench/dashboard.py
+	$(PY) bench/cohort.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache
