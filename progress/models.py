@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 import fsrs
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, Group, Permission
 from django.db import IntegrityError, models, transaction
 from django.db.models import (
     Case,
@@ -39,6 +39,16 @@ from questions.pages import QuestionPage
 MAX_TIME_SPENT = timedelta(hours=2)
 # The group that carries the instructor role (created with its permission by a migration).
 INSTRUCTORS_GROUP = "Instructors"
+
+
+def instructors_group() -> Group:
+    """The Instructors group with its permission. A migration makes it; this makes it again
+    where its rows were wiped (a flushed test database, a restored dump without it)."""
+    group, _ = Group.objects.get_or_create(name=INSTRUCTORS_GROUP)
+    group.permissions.add(
+        Permission.objects.get(content_type__app_label="progress", codename="instruct")
+    )
+    return group
 
 
 def new_code() -> str:

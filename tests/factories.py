@@ -28,12 +28,10 @@ class InstructorFactory(UserFactory):
 
     @factory.post_generation
     def instructor_role(self: User, create: bool, extracted: Any, **kwargs: Any) -> None:
-        from django.contrib.auth.models import Group
-
-        from progress.models import INSTRUCTORS_GROUP
+        from progress.models import instructors_group
 
         if create:
-            self.groups.add(Group.objects.get(name=INSTRUCTORS_GROUP))
+            self.groups.add(instructors_group())
 
 
 class StaffFactory(UserFactory):

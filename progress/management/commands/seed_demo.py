@@ -3,11 +3,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from progress.models import INSTRUCTORS_GROUP, Cohort, Membership, User
+from progress.models import Cohort, Membership, User, instructors_group
 from questions.bank import BankError, import_document, read_document
 from questions.models import Exam
 
@@ -45,8 +44,7 @@ class Command(BaseCommand):
 
     @transaction.atomic
     def _create_users(self) -> None:
-        # Made by a migration with its permission; get_or_create keeps a wiped table working.
-        instructors, _ = Group.objects.get_or_create(name=INSTRUCTORS_GROUP)
+        instructors = instructors_group()
         lines = []
         users = {}
         for username, staff in (("learner", False), ("instructor", False), ("admin", True)):
