@@ -959,26 +959,26 @@ class ModelInUse:
         return readiness.ItemState.from_dict(fitted.to_dict()) if fitted else self.new_item()
 
 
-_MODELS: dict[int | None, ModelInUse] = {}
+_MODELS: dict[tuple[int, datetime] | None, ModelInUse] = {}
 
 
 def current_model() -> ModelInUse:
-    """The model in use. One query; the parsed parameters are kept per process (they change
-    only with a new fit, which has a new id). Nobody changes them: callers pass their own
-    ItemState copies to the model."""
-    fit_id = ReadinessFit.objects.order_by("-pk").values_list("pk", flat=True).first()
-    in_use = _MODELS.get(fit_id)
+    """The model in use. One query; the parsed parameters are kept per process, keyed by the
+    fit's id and creation time (SQLite may give a deleted fit's id to the next one). Nobody
+    changes them: callers pass their own ItemState copies to the model."""
+    newest = ReadinessFit.objects.order_by("-pk").values_list("pk", "created_at").first()
+    in_use = _MODELS.get(newest)
     if in_use is None:
-        if fit_id is None:
+        if newest is None:
             in_use = ModelInUse(None, readiness.ReadinessModel(starting_params()), 0, frozenset())
         else:
-            fit = ReadinessFit.objects.get(pk=fit_id)
+            fit = ReadinessFit.objects.get(pk=newest[0])
             params = readiness.ModelParams.from_json(json.dumps(fit.params))
             in_use = ModelInUse(
-                fit_id, readiness.ReadinessModel(params), fit.last_attempt_id,
+                fit.pk, readiness.ReadinessModel(params), fit.last_attempt_id,
                 frozenset(params.items),
             )  # fmt: skip
-        _MODELS[fit_id] = in_use
+        _MODELS[newest] = in_use
     return in_use
 
 
@@ -1008,6 +1008,23 @@ def replay_answers(
         )
 
 
+def question_counts(learner_id: int, question_ids: Iterable[int]) -> dict[int, list[int]]:
+    """[right, wrong] answers of the learner to each of these questions, from the attempts
+    (an index-only count per question: the attempt_learner_q index). The model reads them
+    as features of a question met before; they are not kept in the stored state, which would
+    then grow with every question answered."""
+    rows = (
+        Attempt.objects.filter(learner_id=learner_id, question_id__in=list(question_ids))
+        .values("question_id")
+        .annotate(
+            right=Count("pk", filter=Q(is_correct=True)),
+            wrong=Count("pk", filter=Q(is_correct=False)),
+        )
+        .order_by()
+    )
+    return {row["question_id"]: [row["right"], row["wrong"]] for row in rows}
+
+
 class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
     def lock(self, learner_id: int, question_ids: Iterable[int | None]) -> "ReadinessUpdate":
         """Start updating the learner's state after answers to these questions, in the
@@ -1015,8 +1032,9 @@ class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
         first (two answers of one learner queue there), then the questions' rows in id order
         (two learners answering one question queue there; one order everywhere, so no
         deadlock). Taking the locks before the attempts get their ids makes the id order the
-        order of the updates, which is what a rebuild replays. Five queries: the fit in use,
-        the learner's row (insert if missing, lock), the questions' rows (the same)."""
+        order of the updates, which is what a rebuild replays. Six queries: the fit in use,
+        the learner's row (insert if missing, lock), the questions' rows (the same), the
+        learner's earlier right and wrong answers to these questions."""
         in_use = current_model()
         LearnerReadiness.objects.bulk_create(
             [LearnerReadiness(learner_id=learner_id)], ignore_conflicts=True
@@ -1032,7 +1050,7 @@ class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
             .filter(question_id__in=ids)
             .order_by("question_id")
         )
-        return ReadinessUpdate(in_use, row, items)
+        return ReadinessUpdate(in_use, row, items, question_counts(learner_id, ids))
 
 
 @dataclass
@@ -1042,6 +1060,7 @@ class ReadinessUpdate:
     in_use: ModelInUse
     row: "LearnerReadiness"
     item_rows: list["QuestionReadiness"]
+    counts: dict[int, list[int]]  # question id -> [right, wrong] answers before these
 
     def apply(self, answers: Sequence[ModelAnswer]) -> None:
         """Update the learner's abilities and topics and the questions' difficulties after
@@ -1054,6 +1073,10 @@ class ReadinessUpdate:
         topic_ids = sorted({topic_id for _, _, topic_id, _ in answers if topic_id is not None})
         topics = list(TopicReadiness.objects.filter(learner_id=learner_id, topic_id__in=topic_ids))
         state = self.row.learner_state(self.in_use.model, topics)
+        for _, question_id, topic_id, _ in answers:
+            if question_id is not None:
+                topic = self.in_use.model.topic_state(state, str(topic_id))
+                topic.items[str(question_id)] = list(self.counts.get(question_id, [0, 0]))
         items = {r.question_id: r.item_state() for r in self.item_rows}
         replay_answers(self.in_use, state, items, answers)
         now = timezone.now()
@@ -1138,10 +1161,12 @@ class TopicReadiness(models.Model):
     def from_state(
         cls, learner_id: int, topic_id: int, state: readiness.LearnerTopicState, when: datetime
     ) -> "TopicReadiness":
+        # The per-question counts are not stored: they grow with every question answered,
+        # and the attempts hold them (see question_counts).
         return cls(
             learner_id=learner_id,
             topic_id=topic_id,
-            state=state.to_dict(),
+            state={**state.to_dict(), "items": {}},
             answers=state.wins + state.fails,
             ability=state.ability,
             variance=state.variance,

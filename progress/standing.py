@@ -22,6 +22,7 @@ from progress.models import (
     User,
     current_model,
     largest_remainder,
+    question_counts,
 )
 from questions.models import Exam, Question, Topic
 
@@ -245,11 +246,19 @@ def adaptive_question_ids(
     blueprint weight times what is still to learn (100% less readiness), so heavy and weak
     topics get most; within a topic, the questions predicted closest to ADAPTIVE_TARGET come
     first (with a little jitter, so that two quizzes differ). A one-topic quiz draws from that
-    topic. The queries of `standings`, nothing more."""
+    topic. The queries of `standings` and one over the learner's answers to these questions."""
     standing = standings(learner, [exam])[0]
     who = standing.learner
     assert who is not None
     model = who.in_use.model
+    # The questions met before, so that the model predicts them as such (one query over the
+    # learner's attempts on the exam's published questions).
+    counts = question_counts(learner.pk, [int(i) for p in standing.plans for i, _ in p.items])
+    for plan in standing.plans:
+        topic_state = model.topic_state(who.state, plan.topic_id)
+        for item_id, _ in plan.items:
+            if int(item_id) in counts:
+                topic_state.items[item_id] = list(counts[int(item_id)])
     readiness_of = {t.topic.pk: t.readiness.percent for t in standing.topics}
     weight_of = {t.topic.pk: float(t.topic.weight) for t in standing.topics}
     ranked: dict[int, list[int]] = {}

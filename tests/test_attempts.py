@@ -117,9 +117,9 @@ def test_answer_post_of_a_signed_in_learner_has_a_fixed_query_count(
     for _ in range(2):
         form = served_form(client, question)
         # session, user, savepoint, insert, review card, the day's row and its totals,
-        # readiness (fit in use, learner row: insert-or-keep and lock, topics, question row:
-        # insert-or-keep and lock, three writes), release, the panel (bookmark, note)
-        with django_assert_num_queries(18):
+        # readiness (fit in use, learner row: insert-or-keep and lock, question row: the
+        # same, earlier answers to it, topics, three writes), release, the panel
+        with django_assert_num_queries(19):
             client.post(question.get_absolute_url(), {"choice": key, **form})
 
 

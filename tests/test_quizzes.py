@@ -350,9 +350,9 @@ def test_quiz_answer_post_query_count_is_fixed(client, learner, topic, django_as
         item = quiz.items.get(position=number - 1)
         key = correct_key(item.question)
         # session, user, item; savepoint, quiz counters, insert, review card, the day's row
-        # and totals, readiness (nine: see LearnerReadiness.objects.record), release; quiz
-        # refresh; the panel
-        with django_assert_num_queries(21) as captured:
+        # and totals, readiness (ten: see LearnerReadiness.objects.lock and apply), release;
+        # quiz refresh; the panel
+        with django_assert_num_queries(22) as captured:
             client.post(reverse("quiz_item", args=[quiz.code, number]), {"choice": key})
         counts.append(len(captured))
     assert counts[0] == counts[1]

@@ -2,6 +2,7 @@
 concurrent answers lose nothing, and a rebuild from the attempts gives the same state."""
 
 import io
+import json
 import random
 import threading
 
@@ -22,7 +23,9 @@ from progress.models import (
     TopicReadiness,
     User,
     current_model,
+    starting_params,
 )
+from progress.readiness import FEATURES
 from tests.factories import (
     ExamFactory,
     QuestionFactory,
@@ -243,3 +246,33 @@ def test_admins_see_the_fits_and_cannot_edit_them(client):
     assert listing.status_code == 200
     assert "fitted on 300" in listing.text
     assert client.get(reverse("admin:progress_readinessfit_add")).status_code == 403
+
+
+def test_questions_met_before_count_without_growing_the_stored_state():
+    # Parameters in which a question met before weighs (the starting ones have no such weight).
+    params = starting_params()
+    params.weights[FEATURES.index("item_wins")] = 0.8
+    params.weights[FEATURES.index("item_fails")] = -0.9
+    ReadinessFit.objects.create(params=json.loads(params.to_json()))
+    learner = UserFactory()
+    question, other = QuestionFactory.create_batch(2)  # each in a topic of its own
+    for right in (False, False, True):
+        answer(learner, question, right=right)
+    answer(learner, other, right=True)
+    row = TopicReadiness.objects.get(learner=learner, topic=question.topic)
+    assert row.state["items"] == {}  # the attempts hold the per-question counts
+    assert row.answers == 3
+    # The same answers through the model alone, which keeps the counts in memory: the stored
+    # state saw the question's history (two misses before the right answer) just the same.
+    in_use = current_model()
+    model, state, item = in_use.model, in_use.model.new_learner(), in_use.new_item()
+    for right in (False, False, True):
+        model.update(state, str(question.topic_id), str(question.pk), right, item=item)
+    assert row.ability == pytest.approx(state.topics[str(question.topic_id)].ability)
+    assert row.variance == pytest.approx(state.topics[str(question.topic_id)].variance)
+    # Without the history the third answer would have moved the learner differently.
+    forgetful, item = model.new_learner(), in_use.new_item()
+    for right in (False, False, True):
+        model.update(forgetful, str(question.topic_id), str(question.pk), right, item=item)
+        forgetful.topics[str(question.topic_id)].items.clear()
+    assert row.ability != pytest.approx(forgetful.topics[str(question.topic_id)].ability)
