@@ -20,11 +20,9 @@ fails on time. The machine is shared and noisy: read the ratio, not the absolute
 
 import argparse
 import json
-import os
 import random
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,25 +30,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-BENCH_DIR = Path(__file__).resolve().parent
+from django_parts import attempt_insert_sql, run_child, setup_django, whole_number
+
 BANK_QUESTIONS = 300
 PER_LEARNER = 500  # answers per learner in the large database (fewer learners otherwise)
 SMALL_COHORT = 5
 ROUNDS = 3
 WARM_UP = 3  # requests before the timed ones, after the cold one
 COHORT_NAME = "Benchmark cohort"
-
-
-def setup_django(database_url: str) -> None:
-    # The settings module reads DATABASE_URL when it is imported, so this must come first.
-    os.environ["DATABASE_URL"] = database_url
-    os.environ["DJANGO_SETTINGS_MODULE"] = "courseiva.settings"
-    os.environ.setdefault("DEBUG", "1")
-    sys.path[:0] = [str(PROJECT_ROOT), str(BENCH_DIR)]
-    import django
-
-    django.setup()
 
 
 def shape(attempts: int, cohort: int) -> tuple[int, int]:
@@ -106,12 +93,7 @@ def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
     )
     learner_ids = list(User.objects.order_by("username").values_list("pk", flat=True))
     start = datetime.now(UTC) - timedelta(days=60)
-    table = Attempt._meta.db_table
-    sql = (
-        f"INSERT INTO {table} (learner_id, question_id, question_uid, exam_id, topic_id, "  # noqa: S608
-        "chosen, is_correct, time_spent, source, serve_nonce, answered_at) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'quiz', '', %s)"
-    )
+    sql = attempt_insert_sql()
 
     def rows(learner_id: int) -> list[tuple[Any, ...]]:
         skill = rng.uniform(0.4, 0.9)
@@ -208,33 +190,6 @@ def item_statistics() -> dict[str, Any]:
     return {"answers": answers, "rows": written, "flagged": flagged, "seconds": seconds}
 
 
-def run_child(database_url: str, *args: str) -> dict[str, Any]:
-    env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "1"}
-    out = subprocess.run(  # the exit code is checked below
-        [sys.executable, __file__, "--child", database_url, *args],
-        env=env,
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-    )
-    if out.returncode:
-        sys.exit(f"the benchmark's Django part failed:\n{out.stderr}")
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
-
-
-def whole_number(minimum: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text.replace(",", "").replace("_", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
-        return value
-
-    return parse
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--attempts", type=whole_number(1000), default=1_000_000, metavar="N")
@@ -273,7 +228,7 @@ def main() -> int:
         shapes = {SMALL_COHORT: (SMALL_COHORT, answers), args.learners: (learners, answers)}
         for size, url in urls.items():
             total, each = shapes[size]
-            seeded = run_child(url, "--seed", str(total), str(each), str(size))
+            seeded = run_child(__file__, url, "--seed", str(total), str(each), str(size))
             print(
                 f"  {seeded['attempts']:>9,} attempts by {seeded['learners']:,} learners, "
                 f"{seeded['members']:,} in the cohort: inserted in "
@@ -286,13 +241,13 @@ def main() -> int:
         queries: dict[int, int] = {}
         for round_number in range(ROUNDS):  # the two take turns, so that a noisy spell hits both
             for size, url in urls.items():
-                figures = run_child(url, "--requests", str(args.requests))
+                figures = run_child(__file__, url, "--requests", str(args.requests))
                 if round_number == 0:
                     assert figures["cold"], "the first request found no stored figures"
                     firsts[size], stored[size] = figures["first_ms"], figures["stored"]
                 medians[size].append(figures["median_ms"])
                 queries[size] = figures["queries"]
-        items = run_child(urls[args.learners], "--items")
+        items = run_child(__file__, urls[args.learners], "--items")
     small, large = (statistics.median(medians[size]) for size in urls)
     print()
     print(f"{'learners':>9}  {'cold ms':>9}  {'warm ms':>9}  {'queries':>7}")

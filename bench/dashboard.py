@@ -15,10 +15,8 @@ fails on time. The machine is shared and noisy: read the ratio, not the absolute
 
 import argparse
 import json
-import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,23 +24,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-BENCH_DIR = Path(__file__).resolve().parent
+from django_parts import attempt_insert_sql, run_child, setup_django, whole_number
+
 BANK_QUESTIONS = 300
 LEARNER_ANSWERS = 300
 PER_OTHER_LEARNER = 500
 ROUNDS = 3
-
-
-def setup_django(database_url: str) -> None:
-    # The settings module reads DATABASE_URL when it is imported, so this must come first.
-    os.environ["DATABASE_URL"] = database_url
-    os.environ["DJANGO_SETTINGS_MODULE"] = "courseiva.settings"
-    os.environ.setdefault("DEBUG", "1")
-    sys.path[:0] = [str(PROJECT_ROOT), str(BENCH_DIR)]
-    import django
-
-    django.setup()
 
 
 def seed(total_attempts: int) -> dict[str, Any]:
@@ -70,12 +57,7 @@ def seed(total_attempts: int) -> dict[str, Any]:
     other_ids = list(User.objects.exclude(pk=learner.pk).values_list("pk", flat=True))
     rng = random.Random(0)
     start = datetime.now(UTC) - timedelta(days=60)
-    table = Attempt._meta.db_table
-    sql = (
-        f"INSERT INTO {table} (learner_id, question_id, question_uid, exam_id, topic_id, "  # noqa: S608
-        "chosen, is_correct, time_spent, source, serve_nonce, answered_at) "
-        "VALUES (%s, %s, %s, %s, %s, '[]', %s, %s, 'quiz', '', %s)"
-    )
+    sql = attempt_insert_sql()
 
     def rows(learner_id: int, count: int, skill: float) -> list[tuple[Any, ...]]:
         out = []
@@ -83,7 +65,17 @@ def seed(total_attempts: int) -> dict[str, Any]:
             pk, uid, topic_id = rng.choice(questions)
             when = start + timedelta(minutes=k * 60 * 24 * 60 / max(count, 1))
             out.append(
-                (learner_id, pk, uid, exam_id, topic_id, rng.random() < skill, 45_000_000, when)
+                (
+                    learner_id,
+                    pk,
+                    uid,
+                    exam_id,
+                    topic_id,
+                    "[]",
+                    rng.random() < skill,
+                    45_000_000,
+                    when,
+                )
             )
         return out
 
@@ -133,34 +125,12 @@ def measure(requests: int) -> dict[str, Any]:
     return {"median_ms": 1000 * statistics.median(times), "queries": len(queries)}
 
 
-def run_child(database_url: str, *args: str) -> dict[str, Any]:
-    env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "1"}
-    out = subprocess.run(  # the exit code is checked below
-        [sys.executable, __file__, "--child", database_url, *args],
-        env=env,
-        cwd=PROJECT_ROOT,
-        capture_output=True,
-        text=True,
-    )
-    if out.returncode:
-        sys.exit(f"the benchmark's Django part failed:\n{out.stderr}")
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text.replace(",", "").replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < LEARNER_ANSWERS:
-        raise argparse.ArgumentTypeError(f"{value} is fewer than {LEARNER_ANSWERS} attempts")
-    return value
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--attempts", type=positive_int, default=1_000_000, metavar="N")
-    parser.add_argument("--small", type=positive_int, default=1_000, metavar="N")
+    parser.add_argument(
+        "--attempts", type=whole_number(LEARNER_ANSWERS), default=1_000_000, metavar="N"
+    )
+    parser.add_argument("--small", type=whole_number(LEARNER_ANSWERS), default=1_000, metavar="N")
     parser.add_argument("--requests", type=int, default=100, metavar="N")
     # Internal: how the parent runs a Django part against one database.
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -184,7 +154,7 @@ def main() -> int:
             for size in (args.small, args.attempts)
         }
         for size, url in urls.items():
-            seeded = run_child(url, "--seed", str(size))
+            seeded = run_child(__file__, url, "--seed", str(size))
             print(
                 f"  {seeded['attempts']:>9,} attempts by {seeded['learners']:,} learners: "
                 f"inserted in {seeded['insert_seconds']:.1f} s; rebuild_readiness replayed "
@@ -195,7 +165,7 @@ def main() -> int:
         queries: dict[int, int] = {}
         for _ in range(ROUNDS):  # the two take turns, so that a noisy spell hits both
             for size, url in urls.items():
-                figures = run_child(url, "--requests", str(args.requests))
+                figures = run_child(__file__, url, "--requests", str(args.requests))
                 medians[size].append(figures["median_ms"])
                 queries[size] = figures["queries"]
     small, large = (statistics.median(medians[s]) for s in urls)

@@ -2,11 +2,9 @@
 took; editing or deleting the question later leaves the record alone."""
 
 import re
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -15,6 +13,7 @@ from progress.learner_page import serve_token
 from progress.models import Attempt, Quiz
 from questions.pages import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory
+from tests.threads import run_at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -127,24 +126,7 @@ def test_answer_post_of_a_signed_in_learner_has_a_fixed_query_count(
 
 
 def post_in_threads(count, make_request):
-    barrier = threading.Barrier(count)
-    errors = []
-
-    def run():
-        try:
-            barrier.wait(timeout=10)
-            make_request()
-        except Exception as error:  # collected and asserted below
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return errors
+    return run_at_once([make_request] * count, timeout=60)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -4,11 +4,9 @@ concurrent answers lose nothing, and a rebuild from the attempts gives the same 
 import io
 import json
 import random
-import threading
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
@@ -33,6 +31,7 @@ from tests.factories import (
     UserFactory,
     record_answer,
 )
+from tests.threads import run_at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -183,27 +182,6 @@ def test_the_command_says_how_far_it_got(capsys):
 # Concurrency: real threads, real connections (PostgreSQL in CI). ----------------------------
 
 
-def in_threads(jobs):
-    barrier = threading.Barrier(len(jobs))
-    errors = []
-
-    def run(job):
-        try:
-            barrier.wait(timeout=10)
-            job()
-        except Exception as error:  # collected and asserted below
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(job,)) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return errors
-
-
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_answers_lose_no_update():
     topic = TopicFactory()
@@ -223,7 +201,7 @@ def test_concurrent_answers_lose_no_update():
                 assert response.status_code == 200
 
             jobs.append(job)
-    assert in_threads(jobs) == []
+    assert run_at_once(jobs) == []
     assert Attempt.objects.count() == 9
     assert sorted(LearnerReadiness.objects.values_list("answers", flat=True)) == [3, 3, 3]
     assert sorted(TopicReadiness.objects.values_list("answers", flat=True)) == [3, 3, 3]

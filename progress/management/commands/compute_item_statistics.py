@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from progress.management.progress import progress_line
 from progress.models import Attempt, compute_item_statistics
 
 
@@ -22,14 +23,7 @@ class Command(BaseCommand):
         total = Attempt.objects.filter(question__isnull=False).count()
         verbose = options["verbosity"] > 0
 
-        def progress(done: int) -> None:
-            if verbose:
-                share = 100 * done / total if total else 100
-                self.stderr.write(
-                    f"\r… read {done:,} of {total:,} answers ({share:.0f}%)", ending=""
-                )
-                self.stderr.flush()
-
+        progress = progress_line(self.stderr, "read", total, verbose)
         written = compute_item_statistics(progress=progress)
         if verbose:
             self.stderr.write("")

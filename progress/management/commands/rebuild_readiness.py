@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from progress.management.progress import progress_line
 from progress.models import Attempt, rebuild_readiness
 
 
@@ -28,14 +29,7 @@ class Command(BaseCommand):
         total = Attempt.objects.count()
         verbose = options["verbosity"] > 0
 
-        def progress(done: int) -> None:
-            if verbose:
-                share = 100 * done / total if total else 100
-                self.stderr.write(
-                    f"\r… replayed {done:,} of {total:,} answers ({share:.0f}%)", ending=""
-                )
-                self.stderr.flush()
-
+        progress = progress_line(self.stderr, "replayed", total, verbose)
         if verbose and not options["no_fit"]:
             self.stderr.write(f"Fitting the model on {total:,} answers…")
         report = rebuild_readiness(fit=not options["no_fit"], progress=progress)

@@ -1,0 +1,70 @@
+"""What the benchmarks that measure Django in-process share: the Django parts run in child
+processes (one throwaway database each, named by DATABASE_URL before Django starts), attempts
+inserted in bulk, and argument parsing."""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+BENCH_DIR = Path(__file__).resolve().parent
+
+
+def setup_django(database_url: str) -> None:
+    # The settings module reads DATABASE_URL when it is imported, so this must come first.
+    os.environ["DATABASE_URL"] = database_url
+    os.environ["DJANGO_SETTINGS_MODULE"] = "courseiva.settings"
+    os.environ.setdefault("DEBUG", "1")
+    sys.path[:0] = [str(PROJECT_ROOT), str(BENCH_DIR)]
+    import django
+
+    django.setup()
+
+
+def run_child(script: str, database_url: str, *args: str) -> dict[str, Any]:
+    """Run `script --child DATABASE_URL ARGS...` against that database; the JSON object its
+    last line prints. Exits with the child's error output when it fails."""
+    env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "1"}
+    out = subprocess.run(  # the exit code is checked below
+        [sys.executable, script, "--child", database_url, *args],
+        env=env,
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode:
+        sys.exit(f"the benchmark's Django part failed:\n{out.stderr}")
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number (commas and underscores allowed) of at least minimum."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
+        return value
+
+    return parse
+
+
+def attempt_insert_sql() -> str:
+    """An INSERT of one attempt for cursor.executemany, far faster than the ORM for a million:
+    (learner, question, uid, exam, topic, chosen JSON, correct, time spent in microseconds,
+    answered at), from a quiz, without a nonce."""
+    from progress.models import Attempt
+
+    return (
+        f"INSERT INTO {Attempt._meta.db_table} (learner_id, question_id, question_uid, exam_id, "  # noqa: S608
+        "topic_id, chosen, is_correct, time_spent, source, serve_nonce, answered_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'quiz', '', %s)"
+    )
