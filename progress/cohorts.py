@@ -28,6 +28,10 @@ LOW_PASS = 0.5
 BANDS = ((50.0, "low", "below 50%"), (70.0, "mid", "50 to 69%"), (101.0, "high", "70% or more"))
 
 
+# An en dash: a blank cell, and between the ends of a range.
+DASH = "\u2013"
+
+
 def band(percent: float | None) -> str:
     if percent is None:
         return "none"
@@ -45,6 +49,12 @@ class Cell:
     @property
     def band(self) -> str:
         return band(self.percent)
+
+    # The figures as shown, formatted here rather than by template filters: a page has a
+    # few hundred of them, and the filters cost most of its time.
+    @property
+    def text(self) -> str:
+        return DASH if self.percent is None else f"{self.percent:.0f}%"
 
 
 @dataclass
@@ -68,6 +78,22 @@ class LearnerRow:
         return self.figures.pass_probability if self.figures else None
 
     @property
+    def pass_text(self) -> str:
+        p = self.pass_probability
+        return "" if p is None else f"{100 * p:.0f}%"
+
+    @property
+    def range_text(self) -> str:
+        f = self.figures
+        if f is None or f.low_percent is None or f.high_percent is None:
+            return ""
+        return f"{f.low_percent:.0f}{DASH}{f.high_percent:.0f}%"
+
+    @property
+    def best_text(self) -> str:
+        return DASH if self.best_mock is None else f"{self.best_mock:.0f}%"
+
+    @property
     def missing_answers(self) -> int:
         """Answers still needed before the pass likelihood can be shown."""
         if self.figures is None:
@@ -85,7 +111,6 @@ class _Summary:
 
     learner_id: int
     username: str
-    joined_at: Any
     pass_probability: float | None
     last_active: date | None
     answers_7_days: int
@@ -122,19 +147,19 @@ def _summaries(cohort: Cohort, today: date) -> list[_Summary]:
             best=Subquery(mocks.values("learner").annotate(b=Max(percent)).values("b")[:1]),
         )
         .values_list(
-            "learner_id", "learner__username", "joined_at", "pass_probability",
-            "last_active", "week", "mock_count", "best",
+            "learner_id", "learner__username", "pass_probability", "last_active", "week",
+            "mock_count", "best",
         )
         .order_by("learner__username")
     )  # fmt: skip
     return [
         _Summary(
-            learner_id=learner_id, username=username, joined_at=joined_at,
-            pass_probability=pass_probability, last_active=last_active,
+            learner_id=learner_id, username=username, pass_probability=pass_probability,
+            last_active=last_active,
             answers_7_days=int(week_total or 0), mocks=int(mock_count or 0), best_mock=best,
         )
-        for learner_id, username, joined_at, pass_probability, last_active, week_total,
-        mock_count, best in rows
+        for learner_id, username, pass_probability, last_active, week_total, mock_count, best
+        in rows
     ]  # fmt: skip
 
 
@@ -171,13 +196,18 @@ def cohort_table(
     page = Paginator(ordered, page_size or max(len(ordered), 1)).get_page(page_number)
     shown: list[_Summary] = list(page.object_list)
     ids = [s.learner_id for s in shown]
-    users = User.objects.in_bulk(ids)
+    members = {
+        m.learner_id: m
+        for m in Membership.objects.filter(cohort=cohort, learner_id__in=ids).select_related(
+            "learner"
+        )
+    }
     figures = {
         f.learner_id: f for f in ExamReadiness.objects.filter(exam=cohort.exam, learner_id__in=ids)
     }
     topics = list(cohort.exam.topics.order_by("position", "slug"))
     rows = [
-        _row(summary, users[summary.learner_id], figures.get(summary.learner_id), topics)
+        _row(summary, members[summary.learner_id], figures.get(summary.learner_id), topics)
         for summary in shown
     ]
     for row in rows:
@@ -192,7 +222,7 @@ def cohort_table(
 
 
 def _row(
-    summary: _Summary, learner: User, mine: ExamReadiness | None, topics: list[Topic]
+    summary: _Summary, member: Membership, mine: ExamReadiness | None, topics: list[Topic]
 ) -> LearnerRow:
     cells = []
     for topic in topics:
@@ -208,8 +238,8 @@ def _row(
             )
         )
     return LearnerRow(
-        learner=learner,
-        joined_on=timezone.localdate(summary.joined_at),
+        learner=member.learner,
+        joined_on=timezone.localdate(member.joined_at),
         figures=mine,
         cells=cells,
         answers_7_days=summary.answers_7_days,
