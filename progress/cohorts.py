@@ -274,7 +274,7 @@ def _order(cohort: Cohort, summaries: list[_Summary], key: str, descending: bool
     return known + blank
 
 
-def risks(row: "_Summary | LearnerRow", target: date | None, today: date) -> list[str]:
+def risks(row: _Summary, target: date | None, today: date) -> list[str]:
     """Why the learner needs attention, in words (empty: on track)."""
     reasons = []
     if row.last_active is None:

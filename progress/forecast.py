@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache
 from itertools import repeat
 from operator import add, mul
@@ -433,3 +434,25 @@ def forecast_exam(
         topics=topics,
         missing=missing,
     )
+
+
+# --- The mock exam's shape ------------------------------------------------------------------
+
+
+def largest_remainder(total: int, weights: Sequence[Decimal]) -> list[int]:
+    """Split `total` in proportion to `weights` so that the parts add up to `total` exactly (a
+    mock exam's questions by blueprint weight, on the site and in the simulation alike):
+    floor every share, then give the leftover units to the largest fractional parts (ties go
+    to the heavier weight, then to the earlier one)."""
+    weight_sum = sum(weights, Decimal(0))
+    if total <= 0 or weight_sum <= 0:
+        return [0] * len(weights)
+    shares = [Decimal(total) * weight / weight_sum for weight in weights]
+    parts = [int(share) for share in shares]
+    leftover = total - sum(parts)
+    order = sorted(
+        range(len(weights)), key=lambda i: (shares[i] - parts[i], weights[i], -i), reverse=True
+    )
+    for index in order[:leftover]:
+        parts[index] += 1
+    return parts

@@ -32,6 +32,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from progress import readiness
+from progress.forecast import largest_remainder
 from questions.models import Exam, Grade, Option, Question, Status, Topic
 from questions.pages import QuestionPage
 
@@ -630,24 +631,6 @@ class ProblemReport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} on {self.question_id} ({self.status})"
-
-
-def largest_remainder(total: int, weights: Sequence[Decimal]) -> list[int]:
-    """Split `total` in proportion to `weights` so that the parts add up to `total` exactly:
-    floor every share, then give the leftover units to the largest fractional parts (ties go
-    to the heavier weight, then to the earlier one)."""
-    weight_sum = sum(weights, Decimal(0))
-    if total <= 0 or weight_sum <= 0:
-        return [0] * len(weights)
-    shares = [Decimal(total) * weight / weight_sum for weight in weights]
-    parts = [int(share) for share in shares]
-    leftover = total - sum(parts)
-    order = sorted(
-        range(len(weights)), key=lambda i: (shares[i] - parts[i], weights[i], -i), reverse=True
-    )
-    for index in order[:leftover]:
-        parts[index] += 1
-    return parts
 
 
 @dataclass(frozen=True)

@@ -58,9 +58,16 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from progress import kt, readiness
-from progress.forecast import MIN_TOPIC_ANSWERS, ExamForecast, TopicPlan, forecast_exam
+from progress.forecast import (
+    MIN_TOPIC_ANSWERS,
+    ExamForecast,
+    TopicPlan,
+    forecast_exam,
+    largest_remainder,
+)
 from progress.readiness import (
     Answer,
     ItemState,
@@ -191,15 +198,8 @@ class SimulationResult:
 
 
 def split_questions(weights: Sequence[int], questions: int) -> list[int]:
-    """Questions per topic, proportional to the weights, by largest remainder (ties to the
-    earlier topic); they add up to `questions`."""
-    total = sum(weights)
-    shares = [questions * w / total for w in weights]
-    counts = [math.floor(s) for s in shares]
-    order = sorted(range(len(weights)), key=lambda k: (-(shares[k] - counts[k]), k))
-    for k in order[: questions - sum(counts)]:
-        counts[k] += 1
-    return counts
+    """Questions per topic of a mock exam, as the site splits them (largest remainder)."""
+    return largest_remainder(questions, [Decimal(w) for w in weights])
 
 
 @dataclass(frozen=True)

@@ -92,18 +92,10 @@ class _Learner:
 
 
 def _learner_state(learner: User, rows: Sequence[TopicReadiness]) -> _Learner:
+    """The learner's state with these topics; a learner who never answered starts afresh."""
     in_use = current_model()
-    row = LearnerReadiness.objects.filter(learner=learner).first()
-    model = in_use.model
-    if row is None:
-        state = model.new_learner()
-        for topic_row in rows:  # not expected: topic rows come with the learner's row
-            state.topics[str(topic_row.topic_id)] = readiness.LearnerTopicState.from_dict(
-                topic_row.state
-            )
-    else:
-        state = row.learner_state(model, rows)
-    return _Learner(in_use, state)
+    row = LearnerReadiness.objects.filter(learner=learner).first() or LearnerReadiness()
+    return _Learner(in_use, row.learner_state(in_use.model, rows))
 
 
 def standings(learner: User, exams: Sequence[Exam] | None = None) -> list[ExamStanding]:

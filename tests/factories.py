@@ -2,7 +2,7 @@
 topic's exam always belong together, and every option gets its rationale."""
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import factory
 
@@ -124,3 +124,20 @@ def record_answer(learner: User, question: Question, right: bool) -> None:
     assert page is not None
     keys = [option.key for option in page.options if option.is_correct == right][:1]
     Attempt.objects.record(learner=learner, page=page, grade=page.grade(keys), source="page")
+
+
+def storage_and_serving_exam() -> Exam:
+    """An exam of two equally weighted topics, Storage and Serving, 12 published questions
+    each, with a 10-question mock exam and a 70% pass mark: room for readiness to differ."""
+    # factory-boy's types say a call returns the factory, not the row it makes.
+    exam = cast(Exam, ExamFactory(mock_question_count=10, mock_pass_percent=Decimal("70")))
+    for position, title in enumerate(("Storage", "Serving")):
+        topic = TopicFactory(exam=exam, title=title, weight=Decimal("50"), position=position)
+        QuestionFactory.create_batch(12, topic=topic)
+    return exam
+
+
+def answer_topic(learner: User, topic: Topic, count: int, right: bool) -> None:
+    """The learner answers the topic's first `count` questions, all right or all wrong."""
+    for question in topic.questions.order_by("pk")[:count]:
+        record_answer(learner, question, right)

@@ -15,11 +15,10 @@ from progress.models import Cohort, ExamReadiness, LearnerDay, Membership, MockE
 from tests.factories import (
     ExamFactory,
     InstructorFactory,
-    QuestionFactory,
     StaffFactory,
-    TopicFactory,
     UserFactory,
-    record_answer,
+    answer_topic,
+    storage_and_serving_exam,
 )
 
 pytestmark = pytest.mark.django_db
@@ -27,11 +26,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def exam():
-    exam = ExamFactory(mock_question_count=10, mock_pass_percent=Decimal("70"))
-    for n, title in enumerate(("Storage", "Serving")):
-        topic = TopicFactory(exam=exam, title=title, weight=Decimal("50"), position=n)
-        QuestionFactory.create_batch(12, topic=topic)
-    return exam
+    return storage_and_serving_exam()
 
 
 @pytest.fixture
@@ -49,11 +44,6 @@ def cohort(exam, instructor):
 def join(cohort, *learners):
     for learner in learners:
         Membership.objects.create(cohort=cohort, learner=learner)
-
-
-def answer(learner, topic, count, right):
-    for question in topic.questions.order_by("pk")[:count]:
-        record_answer(learner, question, right)
 
 
 def page_text(client, user, url):
@@ -265,8 +255,8 @@ def test_an_instructor_sees_only_members_and_only_the_cohorts_exam(client, cohor
 def test_the_learner_drill_down_and_mock_report(client, cohort, instructor, exam):
     member = UserFactory(username="member")
     join(cohort, member)
-    answer(member, exam.topics.get(title="Storage"), 6, right=True)
-    answer(member, exam.topics.get(title="Serving"), 6, right=False)
+    answer_topic(member, exam.topics.get(title="Storage"), 6, right=True)
+    answer_topic(member, exam.topics.get(title="Serving"), 6, right=False)
     mock = submitted_mock(member, exam, right=8)
     text = page_text(client, instructor, reverse("cohort_learner", args=[cohort.code, "member"]))
     assert "likely to pass a mock exam today" in text
@@ -300,9 +290,9 @@ def test_heatmap_activity_and_at_risk_on_hand_made_cases(client, cohort, instruc
     join(cohort, strong, weak, idle, new)
     storage, serving = exam.topics.get(title="Storage"), exam.topics.get(title="Serving")
     for topic in (storage, serving):
-        answer(strong, topic, 10, right=True)
-        answer(weak, topic, 6, right=False)
-    answer(idle, storage, 3, right=True)
+        answer_topic(strong, topic, 10, right=True)
+        answer_topic(weak, topic, 6, right=False)
+    answer_topic(idle, storage, 3, right=True)
     # Days are counted from the stored daily totals: move idle's to 8 days ago, add history.
     LearnerDay.objects.filter(learner=idle).update(day=today - timedelta(days=8))
     LearnerDay.objects.create(learner=strong, day=today - timedelta(days=3), answers=4, right=4)
@@ -369,7 +359,7 @@ def test_the_cohort_page_query_count_does_not_grow_with_learners(
         for _ in range(count):
             learner = UserFactory()
             join(cohort, learner)
-            answer(learner, storage, 3, right=True)
+            answer_topic(learner, storage, 3, right=True)
             submitted_mock(learner, exam)
 
     add_learners(2)
@@ -391,11 +381,11 @@ def test_the_figures_follow_new_answers(client, cohort, instructor, exam):
     learner = UserFactory(username="eve")
     join(cohort, learner)
     storage = exam.topics.get(title="Storage")
-    answer(learner, storage, 2, right=True)
+    answer_topic(learner, storage, 2, right=True)
     first = page_text(client, instructor, cohort.get_absolute_url())
     assert "more answers needed" in first
     for topic in exam.topics.all():
-        answer(learner, topic, 8, right=True)
+        answer_topic(learner, topic, 8, right=True)
     second = client.get(cohort.get_absolute_url()).text
     assert "more answers needed" not in second
     assert "score " in second.split("learners/eve/")[1].split("</tr>")[0]
@@ -406,7 +396,7 @@ def test_class_readiness_by_topic(client, cohort, instructor, exam):
     learners = [UserFactory() for _ in range(3)]
     join(cohort, *learners, UserFactory())
     for learner, right in zip(learners, (True, True, False), strict=True):
-        answer(learner, storage, 8, right=right)
+        answer_topic(learner, storage, 8, right=right)
     text = page_text(client, instructor, reverse("cohort_topics", args=[cohort.code]))
     figures = sorted(
         f.topics[str(storage.pk)][0] for f in ExamReadiness.objects.filter(learner__in=learners)
@@ -423,7 +413,7 @@ def test_the_csv_export(client, cohort, instructor, exam):
     learner = UserFactory(username="fay")
     join(cohort, learner, UserFactory(username="gus"))
     for topic in exam.topics.all():
-        answer(learner, topic, 6, right=True)
+        answer_topic(learner, topic, 6, right=True)
     submitted_mock(learner, exam, right=8)
     client.force_login(instructor)
     response = client.get(reverse("cohort_export", args=[cohort.code]))

@@ -2,7 +2,6 @@
 its range, readiness per topic weakest first, what is still missing, and the adaptive quiz."""
 
 import re
-from decimal import Decimal
 
 import pytest
 from django.urls import reverse
@@ -10,10 +9,10 @@ from django.urls import reverse
 from progress.models import Quiz
 from tests.factories import (
     ExamFactory,
-    QuestionFactory,
     TopicFactory,
     UserFactory,
-    record_answer,
+    answer_topic,
+    storage_and_serving_exam,
 )
 
 pytestmark = pytest.mark.django_db
@@ -30,20 +29,11 @@ def learner(client):
 
 @pytest.fixture
 def exam():
-    exam = ExamFactory(mock_question_count=10, mock_pass_percent=Decimal("70"))
-    for n, title in enumerate(("Storage", "Serving")):
-        topic = TopicFactory(exam=exam, title=title, weight=Decimal("50"), position=n)
-        QuestionFactory.create_batch(12, topic=topic)
-    return exam
+    return storage_and_serving_exam()
 
 
 def topic_of(exam, title):
     return exam.topics.get(title=title)
-
-
-def answer(learner, topic, count, right):
-    for question in topic.questions.order_by("pk")[:count]:
-        record_answer(learner, question, right)
 
 
 def readiness_rows(text):
@@ -63,7 +53,7 @@ def test_no_answers_no_readiness_yet(client, learner, exam):
 
 
 def test_few_answers_say_what_is_missing(client, learner, exam):
-    answer(learner, topic_of(exam, "Storage"), 2, right=True)
+    answer_topic(learner, topic_of(exam, "Storage"), 2, right=True)
     text = client.get(HOME).text
     assert f"Readiness: {exam.code}" in text
     assert "likely to pass" not in text
@@ -72,8 +62,8 @@ def test_few_answers_say_what_is_missing(client, learner, exam):
 
 
 def test_many_answers_show_the_pass_likelihood_and_the_weakest_topic_first(client, learner, exam):
-    answer(learner, topic_of(exam, "Storage"), 8, right=True)
-    answer(learner, topic_of(exam, "Serving"), 8, right=False)
+    answer_topic(learner, topic_of(exam, "Storage"), 8, right=True)
+    answer_topic(learner, topic_of(exam, "Serving"), 8, right=False)
     text = client.get(HOME).text
     assert "more question" not in text
     likelihood = re.search(r"<strong>(\d+)%</strong> likely to pass a mock exam today", text)
@@ -101,8 +91,8 @@ def test_many_answers_show_the_pass_likelihood_and_the_weakest_topic_first(clien
 def test_a_strong_learner_is_likely_to_pass_and_a_weak_one_is_not(client, exam):
     strong, weak = UserFactory(), UserFactory()
     for topic in exam.topics.all():
-        answer(strong, topic, 10, right=True)
-        answer(weak, topic, 10, right=False)
+        answer_topic(strong, topic, 10, right=True)
+        answer_topic(weak, topic, 10, right=False)
 
     def likelihood(user):
         client.force_login(user)
@@ -116,23 +106,23 @@ def test_a_strong_learner_is_likely_to_pass_and_a_weak_one_is_not(client, exam):
 def test_the_dashboard_query_count_does_not_grow_with_answers(
     client, learner, exam, django_assert_num_queries
 ):
-    answer(learner, topic_of(exam, "Storage"), 1, right=True)
+    answer_topic(learner, topic_of(exam, "Storage"), 1, right=True)
     # session, user, analytics (2), quizzes (2), reviews, mocks; readiness: the learner's
     # topics, the fit in use, the learner's row, the exam's topics, its questions
     with django_assert_num_queries(13):
         client.get(HOME)
     for topic in exam.topics.all():
-        answer(learner, topic, 12, right=True)
+        answer_topic(learner, topic, 12, right=True)
     other = ExamFactory()
-    answer(learner, TopicFactory(exam=other), 0, right=True)
+    answer_topic(learner, TopicFactory(exam=other), 0, right=True)
     with django_assert_num_queries(13):
         assert "likely to pass" in client.get(HOME).text
 
 
 def test_another_learners_readiness_is_never_shown(client, learner, exam):
     other = UserFactory()
-    answer(other, topic_of(exam, "Storage"), 8, right=True)
-    answer(other, topic_of(exam, "Serving"), 8, right=True)
+    answer_topic(other, topic_of(exam, "Storage"), 8, right=True)
+    answer_topic(other, topic_of(exam, "Serving"), 8, right=True)
     assert "Readiness:" not in client.get(HOME).text
     exam_page = client.get(reverse("exam_detail", args=[exam.slug])).text
     assert "Your pass likelihood today" not in exam_page
@@ -146,8 +136,8 @@ def test_another_learners_readiness_is_never_shown(client, learner, exam):
 
 def test_exam_and_topic_pages_show_the_learners_readiness(client, learner, exam):
     storage = topic_of(exam, "Storage")
-    answer(learner, storage, 6, right=True)
-    answer(learner, topic_of(exam, "Serving"), 6, right=True)
+    answer_topic(learner, storage, 6, right=True)
+    answer_topic(learner, topic_of(exam, "Serving"), 6, right=True)
     exam_page = client.get(reverse("exam_detail", args=[exam.slug])).text
     assert "Your pass likelihood today: <strong>" in exam_page
     assert "Your readiness</th>" in exam_page
@@ -162,15 +152,15 @@ def test_exam_and_topic_pages_show_the_learners_readiness(client, learner, exam)
 
 
 def test_an_exam_page_asks_for_what_is_missing(client, learner, exam):
-    answer(learner, topic_of(exam, "Storage"), 5, right=True)
+    answer_topic(learner, topic_of(exam, "Storage"), 5, right=True)
     text = client.get(reverse("exam_detail", args=[exam.slug])).text
     assert "answer 5 more in Serving" in text
 
 
 def test_the_adaptive_quiz_goes_where_practice_helps_most(client, learner, exam):
     storage, serving = topic_of(exam, "Storage"), topic_of(exam, "Serving")
-    answer(learner, storage, 10, right=True)
-    answer(learner, serving, 10, right=False)
+    answer_topic(learner, storage, 10, right=True)
+    answer_topic(learner, serving, 10, right=False)
     response = client.post(
         reverse("quiz_start"), {"exam": exam.slug, "length": "10", "selection": "adaptive"}
     )
