@@ -31,8 +31,8 @@ from django.db.models.functions import Lower, TruncDate
 from django.urls import reverse
 from django.utils import timezone
 
-from progress import readiness
-from progress.forecast import largest_remainder
+from progress.engine import learner_model
+from progress.engine.forecast import largest_remainder
 from questions.models import Exam, Grade, Option, Question, Status, Topic
 from questions.pages import QuestionPage
 
@@ -874,10 +874,11 @@ class MockItem(models.Model):
 
 # --- Readiness: the learner model's stored state ---------------------------------------------
 #
-# The model (progress.readiness) is plain Python; its state lives in these rows: a learner's
-# overall ability and profile, one row per learner and topic, one per question. Every recorded
-# answer updates them in its own transaction (LearnerReadiness.objects.lock, then apply); the
-# command `rebuild_readiness` recomputes them all from the attempts. Pages only read them.
+# The model (progress.engine.learner_model) is plain Python; its state lives in these rows: a
+# learner's overall ability and profile, one row per learner and topic, one per question. Every
+# recorded answer updates them in its own transaction (LearnerReadiness.objects.lock, then
+# apply); the command `rebuild_readiness` recomputes them all from the attempts. Pages only read
+# them.
 
 # Below this many answers by this many learners, the site's attempts are too few to fit the
 # model's weights on: the starting parameters are used.
@@ -885,14 +886,14 @@ MIN_FIT_LEARNERS = 10
 MIN_FIT_ANSWERS = 200
 
 
-def starting_params() -> readiness.ModelParams:
+def starting_params() -> learner_model.ModelParams:
     """The parameters before the site has attempts to fit on: an Elo / Rasch model with
     uncertainty (Glicko-like), with priors from the item-response literature rather than from
     any data set: abilities and question difficulties spread by about one logit, topic offsets
     by about 0.7, a little drift so that learners can learn, and a typical practice accuracy
     of about 62% (bias 0.5). No history weights: `rebuild_readiness` fits them once the site
     has enough attempts."""
-    return readiness.ModelParams(
+    return learner_model.ModelParams(
         bias=0.5,
         ability_variance=1.0,
         topic_variance=0.5,
@@ -923,7 +924,7 @@ class ReadinessFit(models.Model):
 @dataclass(frozen=True)
 class ModelInUse:
     fit_id: int | None
-    model: readiness.ReadinessModel
+    model: learner_model.ReadinessModel
     last_attempt_id: int
     fitted_items: frozenset[str]
 
@@ -933,13 +934,13 @@ class ModelInUse:
             return False
         return attempt_id > self.last_attempt_id or str(question_id) not in self.fitted_items
 
-    def new_item(self) -> readiness.ItemState:
-        return readiness.ItemState(0.0, self.model.params.item_variance, 0)
+    def new_item(self) -> learner_model.ItemState:
+        return learner_model.ItemState(0.0, self.model.params.item_variance, 0)
 
-    def starting_item(self, question_id: int) -> readiness.ItemState:
+    def starting_item(self, question_id: int) -> learner_model.ItemState:
         """A question's state before its first answer: as fitted, or a new average one."""
         fitted = self.model.params.items.get(str(question_id))
-        return readiness.ItemState.from_dict(fitted.to_dict()) if fitted else self.new_item()
+        return learner_model.ItemState.from_dict(fitted.to_dict()) if fitted else self.new_item()
 
 
 _MODELS: dict[tuple[int, datetime] | None, ModelInUse] = {}
@@ -953,12 +954,14 @@ def current_model() -> ModelInUse:
     in_use = _MODELS.get(newest)
     if in_use is None:
         if newest is None:
-            in_use = ModelInUse(None, readiness.ReadinessModel(starting_params()), 0, frozenset())
+            in_use = ModelInUse(
+                None, learner_model.ReadinessModel(starting_params()), 0, frozenset()
+            )
         else:
             fit = ReadinessFit.objects.get(pk=newest[0])
-            params = readiness.ModelParams.from_json(json.dumps(fit.params))
+            params = learner_model.ModelParams.from_json(json.dumps(fit.params))
             in_use = ModelInUse(
-                fit.pk, readiness.ReadinessModel(params), fit.last_attempt_id,
+                fit.pk, learner_model.ReadinessModel(params), fit.last_attempt_id,
                 frozenset(params.items),
             )  # fmt: skip
         _MODELS[newest] = in_use
@@ -971,8 +974,8 @@ ModelAnswer = tuple[int, int | None, int | None, bool]
 
 def replay_answers(
     in_use: ModelInUse,
-    learner: readiness.LearnerState,
-    items: dict[int, readiness.ItemState],
+    learner: learner_model.LearnerState,
+    items: dict[int, learner_model.ItemState],
     answers: Sequence[ModelAnswer],
 ) -> None:
     """Apply answers in order to a learner's state and the questions' states (both changed in
@@ -1100,19 +1103,19 @@ class LearnerReadiness(models.Model):
         return f"Readiness of {self.learner_id} ({self.answers} answers)"
 
     def learner_state(
-        self, model: readiness.ReadinessModel, topics: Sequence["TopicReadiness"]
-    ) -> readiness.LearnerState:
+        self, model: learner_model.ReadinessModel, topics: Sequence["TopicReadiness"]
+    ) -> learner_model.LearnerState:
         """The model's state of this learner, with the topics given (others start afresh)."""
         if self.state:
-            state = readiness.LearnerState.from_dict({**self.state, "topics": {}})
+            state = learner_model.LearnerState.from_dict({**self.state, "topics": {}})
         else:
             state = model.new_learner()
         for row in topics:
-            state.topics[str(row.topic_id)] = readiness.LearnerTopicState.from_dict(row.state)
+            state.topics[str(row.topic_id)] = learner_model.LearnerTopicState.from_dict(row.state)
         return state
 
     @staticmethod
-    def state_of(state: readiness.LearnerState) -> dict[str, Any]:
+    def state_of(state: learner_model.LearnerState) -> dict[str, Any]:
         data = state.to_dict()
         del data["topics"]  # each in its own row
         return data
@@ -1142,7 +1145,7 @@ class TopicReadiness(models.Model):
 
     @classmethod
     def from_state(
-        cls, learner_id: int, topic_id: int, state: readiness.LearnerTopicState, when: datetime
+        cls, learner_id: int, topic_id: int, state: learner_model.LearnerTopicState, when: datetime
     ) -> "TopicReadiness":
         # The per-question counts are not stored: they grow with every question answered,
         # and the attempts hold them (see question_counts).
@@ -1172,8 +1175,8 @@ class QuestionReadiness(models.Model):
     def __str__(self) -> str:
         return f"Difficulty of {self.question_id}: {self.difficulty:+.2f}"
 
-    def item_state(self) -> readiness.ItemState:
-        return readiness.ItemState(
+    def item_state(self) -> learner_model.ItemState:
+        return learner_model.ItemState(
             difficulty=self.difficulty,
             variance=self.variance,
             answers=self.answers,
@@ -1181,7 +1184,7 @@ class QuestionReadiness(models.Model):
         )
 
     @classmethod
-    def from_state(cls, question_id: int, item: readiness.ItemState) -> "QuestionReadiness":
+    def from_state(cls, question_id: int, item: learner_model.ItemState) -> "QuestionReadiness":
         return cls(
             question_id=question_id,
             difficulty=item.difficulty,
@@ -1197,7 +1200,7 @@ class RebuildReport:
     answers: int = 0
     questions: int = 0
     fit: ReadinessFit | None = None
-    fit_report: readiness.FitReport | None = None
+    fit_report: learner_model.FitReport | None = None
     fit_skipped: str = ""  # why no fit was made, when one was asked for
 
 
@@ -1212,10 +1215,12 @@ def _attempt_rows(after_id: int = 0) -> Iterator[tuple[int, int, int | None, int
     )
 
 
-def fit_on_attempts(seed: int = 0) -> tuple[ReadinessFit | None, readiness.FitReport | None, str]:
+def fit_on_attempts(
+    seed: int = 0,
+) -> tuple[ReadinessFit | None, learner_model.FitReport | None, str]:
     """Fit the model's parameters on the site's attempts and store them as the fit in use;
     (None, None, why) when there are too few. Reads every attempt once."""
-    sequences: dict[int, list[readiness.Answer]] = {}
+    sequences: dict[int, list[learner_model.Answer]] = {}
     last_id = 0
     for attempt_id, learner_id, question_id, topic_id, correct in _attempt_rows():
         last_id = attempt_id
@@ -1233,7 +1238,7 @@ def fit_on_attempts(seed: int = 0) -> tuple[ReadinessFit | None, readiness.FitRe
                 f"{MIN_FIT_ANSWERS} by {MIN_FIT_LEARNERS} are needed): the parameters in use stay."
             ),
         )
-    model, report = readiness.fit(list(sequences.values()), seed=seed)
+    model, report = learner_model.fit(list(sequences.values()), seed=seed)
     params = model.params
     params.items = {k: v for k, v in params.items.items() if k.isdigit()}
     fit = ReadinessFit.objects.create(
@@ -1262,9 +1267,9 @@ def rebuild_readiness(
     if fit:
         report.fit, report.fit_report, report.fit_skipped = fit_on_attempts()
     in_use = current_model()
-    learners: dict[int, readiness.LearnerState] = {}
+    learners: dict[int, learner_model.LearnerState] = {}
     counts: dict[int, int] = {}
-    items: dict[int, readiness.ItemState] = {}
+    items: dict[int, learner_model.ItemState] = {}
 
     def replay(rows: Iterator[tuple[int, int, int | None, int | None, bool]]) -> int:
         last = 0

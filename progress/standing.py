@@ -1,6 +1,6 @@
 """Where a learner stands: readiness per topic and the pass likelihood per exam, read from the
 stored state of the learner model (never from the attempts). The numbers come from
-`progress.forecast`; this module fetches what it needs in a fixed number of queries."""
+`progress.engine.forecast`; this module fetches what it needs in a fixed number of queries."""
 
 import random
 from collections import defaultdict
@@ -12,8 +12,8 @@ from typing import Any
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
-from progress import forecast as forecasting
-from progress import readiness
+from progress.engine import forecast as forecasting
+from progress.engine import learner_model
 from progress.models import (
     ExamReadiness,
     LearnerReadiness,
@@ -30,7 +30,7 @@ from questions.models import Exam, Question, Topic
 @dataclass(frozen=True)
 class TopicStanding:
     topic: Topic
-    readiness: forecasting.TopicReadiness
+    readiness: forecasting.TopicForecast
     drawn: int  # questions it gives to a mock exam
 
     @property
@@ -88,7 +88,7 @@ class ExamStanding:
 @dataclass(frozen=True)
 class _Learner:
     in_use: ModelInUse
-    state: readiness.LearnerState
+    state: learner_model.LearnerState
 
 
 def _learner_state(learner: User, rows: Sequence[TopicReadiness]) -> _Learner:
@@ -116,7 +116,7 @@ def standings(learner: User, exams: Sequence[Exam] | None = None) -> list[ExamSt
     return [_standing(exam, topics_of[exam.pk], items_of, who) for exam in exams]
 
 
-_Items = dict[int, list[tuple[str, readiness.ItemState | None]]]
+_Items = dict[int, list[tuple[str, learner_model.ItemState | None]]]
 
 
 def _exam_questions(exams: Sequence[Exam]) -> tuple[dict[int, list[Topic]], _Items]:
@@ -138,7 +138,7 @@ def _exam_questions(exams: Sequence[Exam]) -> tuple[dict[int, list[Topic]], _Ite
     for pk, topic_id, difficulty, variance, answers, profile in questions:
         item = None
         if difficulty is not None:
-            item = readiness.ItemState(difficulty, variance, answers, list(profile or []))
+            item = learner_model.ItemState(difficulty, variance, answers, list(profile or []))
         items_of[topic_id].append((str(pk), item))
     return topics_of, items_of
 
@@ -192,7 +192,7 @@ def refresh_exam_readiness(learner_ids: "QuerySet[Any]", exam: Exam) -> int:
 def _standing(
     exam: Exam,
     topics: list[Topic],
-    items_of: dict[int, list[tuple[str, readiness.ItemState | None]]],
+    items_of: dict[int, list[tuple[str, learner_model.ItemState | None]]],
     who: _Learner,
 ) -> ExamStanding:
     # The mock exam as this site draws it: split by weight, capped by the questions there are.
@@ -212,7 +212,7 @@ def _standing(
         )
         readinesses = result.topics
     else:
-        readinesses = [forecasting.topic_readiness(model, who.state, plan) for plan in plans]
+        readinesses = [forecasting.forecast_topic(model, who.state, plan) for plan in plans]
     standing_topics = [
         TopicStanding(topic=topic, readiness=r, drawn=plan.drawn)
         for topic, r, plan in zip(topics, readinesses, plans, strict=True)

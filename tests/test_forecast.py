@@ -1,5 +1,5 @@
-"""The pass likelihood and topic readiness (progress.forecast), the calibration simulation
-(progress.simulation) and `manage.py simulate_readiness`."""
+"""The pass likelihood and topic readiness (progress.engine.forecast), the calibration simulation
+(progress.engine.simulation) and `manage.py simulate_readiness`."""
 
 import json
 import math
@@ -8,9 +8,9 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from progress import forecast, simulation
-from progress.forecast import ExamForecast, TopicPlan, forecast_exam, topic_readiness
-from progress.readiness import (
+from progress.engine import forecast, simulation
+from progress.engine.forecast import ExamForecast, TopicPlan, forecast_exam, forecast_topic
+from progress.engine.learner_model import (
     FEATURES,
     ItemState,
     LearnerTopicState,
@@ -96,7 +96,7 @@ def test_readiness_is_the_mean_probability_of_the_topics_questions():
     model = flat_model()
     learner = learner_with(model, {"a": 5})
     plan = TopicPlan("a", 2, questions("a", 0.0, math.log(3)))
-    readiness = topic_readiness(model, learner, plan)
+    readiness = forecast_topic(model, learner, plan)
     assert readiness.percent == pytest.approx(37.5)
     # No uncertainty: the range is the point.
     assert readiness.low == pytest.approx(37.5)
@@ -126,7 +126,7 @@ def test_platt_scaling_and_abilities_enter_the_logit():
     learner = learner_with(model, {"a": 5}, overall=0.25)
     learner.topics["a"].ability = -0.5
     plan = TopicPlan("a", 1, questions("a", 0.25))
-    assert topic_readiness(model, learner, plan).percent == pytest.approx(100 * sigmoid(-0.5))
+    assert forecast_topic(model, learner, plan).percent == pytest.approx(100 * sigmoid(-0.5))
 
 
 def test_questions_are_met_fresh_without_their_history():
@@ -142,7 +142,7 @@ def test_questions_are_met_fresh_without_their_history():
     plan = TopicPlan("a", 1, questions("a", 0.0))
 
     assert model.predict(seen, "a", "a0").probability > 0.9
-    assert topic_readiness(model, seen, plan).percent == pytest.approx(50.0)
+    assert forecast_topic(model, seen, plan).percent == pytest.approx(50.0)
     assert forecast_exam(model, seen, [plan], 100.0) == forecast_exam(model, plain, [plan], 100.0)
 
 
@@ -152,7 +152,7 @@ def test_a_question_without_state_is_an_average_one():
     plan = TopicPlan("a", 1, [("new", None), ("known", ItemState(1.0, 0.0))])
     # The new one: logit 1 - 0; the known one: 1 - 1 = 0.
     expected = 100 * (sigmoid(1.0) + 0.5) / 2
-    assert topic_readiness(model, learner, plan).percent == pytest.approx(expected)
+    assert forecast_topic(model, learner, plan).percent == pytest.approx(expected)
 
 
 # --- Uncertainty -------------------------------------------------------------------------------
@@ -273,7 +273,7 @@ def test_the_forecast_does_not_change_the_learner():
     plans = [TopicPlan("a", 3, [(f"a{k}", model.params.items.get(f"a{k}")) for k in range(6)])]
     plans.append(TopicPlan("b", 2, [("b0", None), ("b1", None)]))
     forecast_exam(model, learner, plans, 70.0)
-    topic_readiness(model, learner, plans[1])
+    forecast_topic(model, learner, plans[1])
     assert learner.to_dict() == before
     assert "b" not in learner.topics
     assert model.params.items == items

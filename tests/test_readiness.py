@@ -1,5 +1,5 @@
-"""The readiness learner model (progress.readiness), the log replay and metrics (progress.kt),
-and `manage.py evaluate_readiness`."""
+"""The readiness learner model (progress.engine.learner_model), the log replay and metrics
+(progress.engine.evaluation) and `manage.py evaluate_readiness`."""
 
 import json
 import math
@@ -12,9 +12,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from progress import kt, readiness
-from progress.models import Attempt, Source
-from progress.readiness import (
+from progress.engine import evaluation, learner_model
+from progress.engine.learner_model import (
     FEATURES,
     PROFILE_SIZE,
     ItemState,
@@ -23,6 +22,7 @@ from progress.readiness import (
     ReadinessModel,
     TopicParams,
 )
+from progress.models import Attempt, Source
 from tests.factories import UserFactory
 
 KT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "kt"
@@ -34,7 +34,7 @@ def hand_model(**changes) -> ReadinessModel:
     weight: 1 on log(1 + earlier right answers to the question); the pattern "right" 0.25."""
     weights = [0.0] * len(FEATURES)
     weights[FEATURES.index("item_wins")] = 1.0
-    patterns = [0.0] * readiness.N_PATTERNS
+    patterns = [0.0] * learner_model.N_PATTERNS
     patterns[0b11] = 0.25
     params = ModelParams(
         bias=0.0,
@@ -68,7 +68,7 @@ def test_one_update_by_hand():
     assert before.logit == pytest.approx(0.0)
     assert before.probability == pytest.approx(0.5)
     assert before.variance == pytest.approx(2.0)
-    spread = readiness.Z80 * math.sqrt(2.0)
+    spread = learner_model.Z80 * math.sqrt(2.0)
     assert before.low == pytest.approx(1 / (1 + math.exp(spread)))
     assert before.high == pytest.approx(1 / (1 + math.exp(-spread)))
 
@@ -157,28 +157,30 @@ def test_the_fast_training_replay_agrees_with_the_public_model():
     log = synthetic_log(rng, learners=30, answers=25)
     sequences = list(log.values())
     items, topics = {}, {}
-    blocks = readiness._encode(sequences, items, topics)
-    config = readiness.FitConfig()
-    weights = readiness._Weights(len(items), len(topics), config, rng)
+    blocks = learner_model._encode(sequences, items, topics)
+    config = learner_model.FitConfig()
+    weights = learner_model._Weights(len(items), len(topics), config, rng)
     weights.set_priors(blocks, config)
-    filt = readiness._Filter(0.4, 0.2, 0.3, 0.01, 0.003)
-    readiness._train(weights, blocks, config, filt, rng)
-    logits, _ = readiness._filtered_logits(weights, readiness._base_logits(weights, blocks), filt)
-    model = ReadinessModel(readiness._params(weights, items, topics, filt, 1.0, 0.0))
-    replayed, _ = kt.replay(model, log)
-    assert replayed == pytest.approx([readiness.sigmoid(z) for z in logits], abs=1e-12)
+    filt = learner_model._Filter(0.4, 0.2, 0.3, 0.01, 0.003)
+    learner_model._train(weights, blocks, config, filt, rng)
+    logits, _ = learner_model._filtered_logits(
+        weights, learner_model._base_logits(weights, blocks), filt
+    )
+    model = ReadinessModel(learner_model._params(weights, items, topics, filt, 1.0, 0.0))
+    replayed, _ = evaluation.replay(model, log)
+    assert replayed == pytest.approx([learner_model.sigmoid(z) for z in logits], abs=1e-12)
 
 
-def synthetic_log(rng: random.Random, *, learners: int, answers: int) -> kt.Log:
+def synthetic_log(rng: random.Random, *, learners: int, answers: int) -> evaluation.Log:
     """Learners of varied ability on 5 topics of 8 questions of varied difficulty."""
     difficulty = {f"i{k}": rng.gauss(0, 1) for k in range(40)}
-    log: kt.Log = {}
+    log: evaluation.Log = {}
     for learner in range(learners):
         ability = rng.gauss(0, 1)
         sequence = []
         for n in range(answers):
             item = f"i{rng.randrange(40)}"
-            p = readiness.sigmoid(ability - difficulty[item] + 0.05 * n)
+            p = learner_model.sigmoid(ability - difficulty[item] + 0.05 * n)
             sequence.append((item, f"s{int(item[1:]) // 8}", rng.random() < p))
         log[f"u{learner}"] = sequence
     return log
@@ -186,11 +188,11 @@ def synthetic_log(rng: random.Random, *, learners: int, answers: int) -> kt.Log:
 
 def test_fit_learns_and_is_deterministic():
     log = synthetic_log(random.Random(1), learners=60, answers=40)
-    train, test = kt.split_learners(log, 0.75, seed=0)
-    first = kt.evaluate(train, test)
+    train, test = evaluation.split_learners(log, 0.75, seed=0)
+    first = evaluation.evaluate(train, test)
     assert first.scores.auc > 0.7
     assert first.fit_report.holdout_learners == 9
-    again = kt.evaluate(train, test)
+    again = evaluation.evaluate(train, test)
     assert again.scores == first.scores
 
 
@@ -202,31 +204,31 @@ OUTCOMES = [False, True, False, True]
 
 def test_auc_counts_a_tie_as_half():
     # Right/wrong pairs: (0.4, 0.1) 1, (0.4, 0.4) 1/2, (0.8, 0.1) 1, (0.8, 0.4) 1: 3.5 of 4.
-    assert kt.auc(PREDICTIONS, OUTCOMES) == pytest.approx(0.875)
-    assert kt.auc([0.3, 0.3, 0.3], [True, False, True]) == pytest.approx(0.5)
-    assert kt.auc([0.9, 0.2], [True, False]) == 1.0
-    assert math.isnan(kt.auc([0.2, 0.7], [True, True]))
+    assert evaluation.auc(PREDICTIONS, OUTCOMES) == pytest.approx(0.875)
+    assert evaluation.auc([0.3, 0.3, 0.3], [True, False, True]) == pytest.approx(0.5)
+    assert evaluation.auc([0.9, 0.2], [True, False]) == 1.0
+    assert math.isnan(evaluation.auc([0.2, 0.7], [True, True]))
 
 
 def test_rmse_logloss_and_ece_by_hand():
     # Errors 0.1, 0.6, 0.4, 0.2: squares sum to 0.57.
-    assert kt.rmse(PREDICTIONS, OUTCOMES) == pytest.approx(math.sqrt(0.57 / 4))
+    assert evaluation.rmse(PREDICTIONS, OUTCOMES) == pytest.approx(math.sqrt(0.57 / 4))
     expected = -(math.log(0.9) + math.log(0.4) + math.log(0.6) + math.log(0.8)) / 4
-    assert kt.logloss(PREDICTIONS, OUTCOMES) == pytest.approx(expected)
+    assert evaluation.logloss(PREDICTIONS, OUTCOMES) == pytest.approx(expected)
     # Bins [0.1, 0.2): |0 - 0.1| for 1 of 4; [0.4, 0.5): |0.5 - 0.4| for 2 of 4;
     # [0.8, 0.9): |1 - 0.8| for 1 of 4.
-    assert kt.ece(PREDICTIONS, OUTCOMES) == pytest.approx(0.1 / 4 + 0.1 * 2 / 4 + 0.2 / 4)
+    assert evaluation.ece(PREDICTIONS, OUTCOMES) == pytest.approx(0.1 / 4 + 0.1 * 2 / 4 + 0.2 / 4)
 
 
 def test_metric_edges():
     # Log-loss clips a certain wrong prediction to 1e-15 rather than dividing by zero.
-    assert kt.logloss([0.0], [True]) == pytest.approx(-math.log(1e-15))
+    assert evaluation.logloss([0.0], [True]) == pytest.approx(-math.log(1e-15))
     # A prediction of exactly 1 falls in the last bin.
-    assert kt.ece([1.0, 1.0], [True, False]) == pytest.approx(0.5)
-    scores = kt.score(PREDICTIONS, OUTCOMES).as_dict()
+    assert evaluation.ece([1.0, 1.0], [True, False]) == pytest.approx(0.5)
+    scores = evaluation.score(PREDICTIONS, OUTCOMES).as_dict()
     assert set(scores) == {"n", "auc", "rmse", "logloss", "ece"}
     assert scores["n"] == 4
-    assert kt.score([0.5], [True]).as_dict()["auc"] is None
+    assert evaluation.score([0.5], [True]).as_dict()["auc"] is None
 
 
 # --- Logs and the split ---------------------------------------------------------------------
@@ -234,21 +236,21 @@ def test_metric_edges():
 
 def test_split_by_learner_is_disjoint_complete_and_seeded():
     log = {f"u{k}": [("i", "s", k % 2 == 0)] for k in range(10)}
-    train, test = kt.split_learners(log, 0.8, seed=0)
+    train, test = evaluation.split_learners(log, 0.8, seed=0)
     assert len(train) == 8
     assert len(test) == 2
     assert not set(train) & set(test)
     assert set(train) | set(test) == set(log)
-    assert kt.split_learners(log, 0.8, seed=0) == (train, test)
-    assert any(kt.split_learners(log, 0.8, seed=s)[1] != test for s in range(1, 5))
+    assert evaluation.split_learners(log, 0.8, seed=0) == (train, test)
+    assert any(evaluation.split_learners(log, 0.8, seed=s)[1] != test for s in range(1, 5))
     with pytest.raises(ValueError, match="between 0 and 1"):
-        kt.split_learners(log, 1.0, seed=0)
+        evaluation.split_learners(log, 1.0, seed=0)
 
 
 def test_read_a_log_in_any_column_order_with_interleaved_learners():
     text = "skill_id\tcorrect\tuser_id\titem_id\ttimestamp\n"
     text += "s1\t1\tu1\ti1\t0\ns1\t0\tu2\ti1\t0\ns2\t0\tu1\ti2\t0\n\n"
-    log = kt.parse_log(text.splitlines(keepends=True))
+    log = evaluation.parse_log(text.splitlines(keepends=True))
     assert log == {"u1": [("i1", "s1", True), ("i2", "s2", False)], "u2": [("i1", "s1", False)]}
 
 
@@ -263,8 +265,8 @@ def test_read_a_log_in_any_column_order_with_interleaved_learners():
     ],
 )
 def test_malformed_logs_are_refused_with_the_line(text, message):
-    with pytest.raises(kt.LogError, match=message):
-        kt.parse_log(text.splitlines(keepends=True))
+    with pytest.raises(evaluation.LogError, match=message):
+        evaluation.parse_log(text.splitlines(keepends=True))
 
 
 # --- The command ----------------------------------------------------------------------------

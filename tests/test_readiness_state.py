@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from progress.engine.learner_model import FEATURES
 from progress.models import (
     MIN_FIT_ANSWERS,
     Attempt,
@@ -23,7 +24,6 @@ from progress.models import (
     current_model,
     starting_params,
 )
-from progress.readiness import FEATURES
 from tests.factories import (
     ExamFactory,
     QuestionFactory,

@@ -1,6 +1,6 @@
 """`manage.py evaluate_readiness`: how well the readiness model predicts answers it has not seen.
 
-The model and the replay live in progress.readiness and progress.kt (no Django there); this
+The model and the replay live in progress.engine (learner_model, evaluation; no Django); this
 command reads the logs, or the site's own attempts, and prints the result.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from progress import kt
+from progress.engine import evaluation
 from progress.models import Attempt
 
 # Below this, the site's attempts say nothing useful about the model.
@@ -71,26 +71,28 @@ class Command(BaseCommand):
                 train_name = test_name = "site attempts"
             elif test_path is None:
                 assert fraction is not None
-                train, test = kt.split_learners(kt.read_log(train_path), fraction, seed)
+                train, test = evaluation.split_learners(
+                    evaluation.read_log(train_path), fraction, seed
+                )
                 train_name = f"{train_path.name} ({fraction:g} of the learners)"
                 test_name = f"{train_path.name} (the other learners)"
             else:
-                train, test = kt.read_log(train_path), kt.read_log(test_path)
+                train, test = evaluation.read_log(train_path), evaluation.read_log(test_path)
                 train_name, test_name = train_path.name, test_path.name
-        except kt.LogError as error:
+        except evaluation.LogError as error:
             raise CommandError(str(error)) from None
         if not train or not test:
             raise CommandError(
                 "The split leaves no learner on one side: the log needs two learners or more."
             )
 
-        evaluation = kt.evaluate(train, test, seed=seed)
-        for line in evaluation.table(train_name, test_name):
+        result = evaluation.evaluate(train, test, seed=seed)
+        for line in result.table(train_name, test_name):
             self.stdout.write(line)
         self.stdout.write(f"total time {time.perf_counter() - started:.1f} s")
-        self.stdout.write(json.dumps(evaluation.scores.as_dict()))
+        self.stdout.write(json.dumps(result.scores.as_dict()))
 
-    def _site_logs(self, fraction: float, seed: int) -> tuple[kt.Log, kt.Log]:
+    def _site_logs(self, fraction: float, seed: int) -> tuple[evaluation.Log, evaluation.Log]:
         """The site's attempts as a log (question uid as the item, topic as the skill), each
         learner's in the order answered, split by learner."""
         rows = (
@@ -98,12 +100,12 @@ class Command(BaseCommand):
             .values_list("learner_id", "question_uid", "topic_id", "is_correct")
             .iterator(chunk_size=5000)
         )
-        log = kt.log_from_rows(rows)
-        answers = kt.count_answers(log)
+        log = evaluation.log_from_rows(rows)
+        answers = evaluation.count_answers(log)
         if len(log) < MIN_SITE_LEARNERS or answers < MIN_SITE_ANSWERS:
             raise CommandError(
                 f"Too few attempts on the site to evaluate the model: {answers} answers by "
                 f"{len(log)} learners (at least {MIN_SITE_ANSWERS} answers by "
                 f"{MIN_SITE_LEARNERS} learners are needed). Give --train and --test logs."
             )
-        return kt.split_learners(log, fraction, seed)
+        return evaluation.split_learners(log, fraction, seed)

@@ -1,6 +1,6 @@
 """`manage.py simulate_readiness`: is the pass likelihood calibrated, on a simulated exam?
 
-The simulation lives in progress.simulation (no Django there, and no database is touched);
+The simulation lives in progress.engine.simulation (no Django, no database is touched);
 this command runs it and prints the result.
 """
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from progress import simulation
+from progress.engine import simulation
 
 DEFAULT_QUESTIONS = simulation.ExamShape().questions
 

@@ -25,7 +25,7 @@ Steps, for a seed:
 
 1. A training population (`train_learners`, each answering 60 to 200 practice questions of
    random topics, each question drawn at random from its topic) is fitted with
-   `readiness.fit`.
+   `learner_model.fit`.
 2. Each test learner practises a random number of answers (30 to 200; every topic gets at
    least MIN_TOPIC_ANSWERS of them, the rest go to random topics, in random order), which
    update a fresh learner state with `learn_item=False`: a test learner's answers do not
@@ -37,9 +37,9 @@ Steps, for a seed:
 3. The learner sits one mock exam drawn from the true model: each topic's questions drawn at
    random without replacement, those the learner has not practised first.
 
-Metrics: the Brier score and the ECE (10 equal-width bins, `kt.ece`) of the pass likelihood
-against passed; coverage, the share of learners whose mock score lies within the forecast's
-80% range (inclusive); the mean pass likelihood against the pass rate.
+Metrics: the Brier score and the ECE (10 equal-width bins, `evaluation.ece`) of the pass
+likelihood against passed; coverage, the share of learners whose mock score lies within the
+forecast's 80% range (inclusive); the mean pass likelihood against the pass rate.
 
 Measured (2,000 test and 400 training learners, seed 0): on a 90-question mock exam, Brier
 0.049 (oracle 0.037), ECE 0.019, coverage 0.815, mean pass likelihood 0.394 against a pass
@@ -60,15 +60,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from progress import kt, readiness
-from progress.forecast import (
+from progress.engine import evaluation, learner_model
+from progress.engine.forecast import (
     MIN_TOPIC_ANSWERS,
     ExamForecast,
     TopicPlan,
     forecast_exam,
     largest_remainder,
 )
-from progress.readiness import (
+from progress.engine.learner_model import (
     Answer,
     ItemState,
     LearnerState,
@@ -153,7 +153,7 @@ class SimulationResult:
     fit_seconds: float
     forecast_ms: float  # mean time of one forecast_exam call
     seconds: float
-    fit_report: readiness.FitReport
+    fit_report: learner_model.FitReport
     outcomes: list[LearnerOutcome] = field(default_factory=list, repr=False)
 
     def as_dict(self) -> dict[str, float | int]:
@@ -329,7 +329,7 @@ def simulate(
     under the true model (see the module docstring). Deterministic for a seed; the exam and
     the training population do not depend on the number of test learners.
 
-    Costs one `readiness.fit` (a few seconds for 400 learners), then per test learner its
+    Costs one `learner_model.fit` (a few seconds for 400 learners), then per test learner its
     practice updates and one forecast (a few milliseconds). Raises ValueError on fewer than
     MIN_LEARNERS test or MIN_TRAIN_LEARNERS training learners, or a shape that cannot be
     simulated."""
@@ -351,7 +351,7 @@ def simulate(
         train_learners,
         random.Random(f"{seed}/train"),  # noqa: S311
     )
-    model, report = readiness.fit(sequences, seed=seed)
+    model, report = learner_model.fit(sequences, seed=seed)
     fit_seconds = time.perf_counter() - started
 
     oracle = _oracle(exam)
@@ -412,7 +412,7 @@ def simulate(
         learners=n,
         train_learners=train_learners,
         brier=_brier(predicted, passed),
-        ece=kt.ece(predicted, passed),
+        ece=evaluation.ece(predicted, passed),
         coverage=covered / n,
         pass_rate=sum(passed) / n,
         mean_pass_probability=sum(predicted) / n,

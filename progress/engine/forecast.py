@@ -1,5 +1,5 @@
 """The pass likelihood and the per-topic readiness shown to a learner, from the learner model
-(progress.readiness). Plain Python, no Django: the views build the plans and call it.
+(`learner_model`). Plain Python, no Django: the readiness room builds the plans and calls it.
 
 What is predicted is a mock exam of a given shape: each topic gives `drawn` questions, drawn at
 random from its published questions, and the learner passes with at least `pass_percent` of
@@ -62,7 +62,7 @@ from functools import cache
 from itertools import repeat
 from operator import add, mul
 
-from progress.readiness import Z80, ItemState, LearnerState, ReadinessModel
+from progress.engine.learner_model import Z80, ItemState, LearnerState, ReadinessModel
 
 # Answers a topic needs before the pass likelihood is shown.
 MIN_TOPIC_ANSWERS = 5
@@ -101,7 +101,7 @@ class TopicPlan:
 
 
 @dataclass(frozen=True)
-class TopicReadiness:
+class TopicForecast:
     """Expected percent correct (0-100) on the topic's published questions, with its 80% range
     from the uncertainty of the learner's abilities, and the learner's answers on the topic."""
 
@@ -123,7 +123,7 @@ class ExamForecast:
     high_percent: float
     pass_percent: float
     questions: int
-    topics: list[TopicReadiness]
+    topics: list[TopicForecast]
     missing: list[tuple[str, int]]
 
 
@@ -263,7 +263,7 @@ def _convolve(a: list[float], b: list[float]) -> list[float]:
 
 def _summarise(
     model: ReadinessModel, learner: LearnerState, plan: TopicPlan
-) -> tuple[TopicReadiness, _Summary]:
+) -> tuple[TopicForecast, _Summary]:
     """The topic's readiness, and its questions summarised for the quadrature. One pass over
     the questions, with a dictionary look-up and an exp() each."""
     p = model.params
@@ -316,7 +316,7 @@ def _summarise(
     ends = sorted(
         (_mean_probability(shares, exps, -spread), _mean_probability(shares, exps, spread))
     )
-    readiness = TopicReadiness(
+    readiness = TopicForecast(
         topic_id=plan.topic_id,
         percent=100.0 * mean,
         # The summary is approximate: keep the range around the exact mean.
@@ -333,9 +333,7 @@ def _summarise(
     return readiness, summary
 
 
-def topic_readiness(
-    model: ReadinessModel, learner: LearnerState, plan: TopicPlan
-) -> TopicReadiness:
+def forecast_topic(model: ReadinessModel, learner: LearnerState, plan: TopicPlan) -> TopicForecast:
     """Expected percent correct on the topic's published questions (each met fresh), with the
     80% range that the uncertainty of the learner's abilities gives it: the mean probability
     at the 10th and 90th percentiles of the abilities (it rises with them, so those are its
@@ -380,7 +378,7 @@ def forecast_exam(
     if not 0.0 <= pass_percent <= 100.0:
         raise ValueError(f"the pass mark is a percent from 0 to 100, not {pass_percent}.")
     p = model.params
-    topics: list[TopicReadiness] = []
+    topics: list[TopicForecast] = []
     summaries: list[_Summary] = []
     missing: list[tuple[str, int]] = []
     for plan in plans:

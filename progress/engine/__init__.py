@@ -1,0 +1,9 @@
+"""The learner model and what is computed from it, in plain Python: no Django, no database, no
+import of the apps (a test checks), so each part is fitted, tested and benchmarked alone.
+
+- `learner_model`: P(correct) for a learner on a question, updated in O(1) after each answer,
+  and its fit on past answers;
+- `forecast`: readiness per topic and the pass likelihood of a mock exam;
+- `evaluation`: learner logs read, split and replayed through the model, and scored;
+- `simulation`: simulated learners with known abilities, to check the forecast's calibration.
+"""
