@@ -56,15 +56,8 @@ def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
     from django.db import connection, transaction
     from import_bank import make_document
 
-    from progress.models import (
-        INSTRUCTORS_GROUP,
-        Attempt,
-        Cohort,
-        LearnerDay,
-        Membership,
-        User,
-        rebuild_readiness,
-    )
+    from progress.accounts.models import INSTRUCTORS_GROUP, User
+    from progress.models import Attempt, Cohort, LearnerDay, Membership, rebuild_readiness
     from questions.bank import import_document
     from questions.models import Option, Question
 
@@ -140,7 +133,8 @@ def measure(requests: int) -> dict[str, Any]:
     from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
 
-    from progress.models import Cohort, ExamReadiness, Membership, User
+    from progress.accounts.models import User
+    from progress.models import Cohort, ExamReadiness, Membership
 
     cohort = Cohort.objects.get(name=COHORT_NAME)
     members = Membership.objects.filter(cohort=cohort).count()

@@ -39,7 +39,8 @@ def seed(total_attempts: int) -> dict[str, Any]:
     from django.db import connection, transaction
     from import_bank import make_document
 
-    from progress.models import Attempt, LearnerDay, User, rebuild_readiness
+    from progress.accounts.models import User
+    from progress.models import Attempt, LearnerDay, rebuild_readiness
     from questions.bank import import_document
     from questions.models import Question
 
@@ -107,7 +108,7 @@ def measure(requests: int) -> dict[str, Any]:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from progress.models import User
+    from progress.accounts.models import User
 
     client = Client(HTTP_HOST="localhost")  # a host that the development settings allow
     client.force_login(User.objects.get(username="bench-learner"))

@@ -118,13 +118,14 @@ def make_learner(quizzes: int) -> dict[str, object]:
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.sessions.backends.db import SessionStore
 
-    from progress.models import MockExam, Quiz, User
+    from progress.accounts.models import User
+    from progress.models import MockExam, Quiz
     from questions.models import Exam, Option
 
     learner = User.objects.create_user("bench-learner", "bench@example.com", "x" * 20)
     session = SessionStore()
     session[SESSION_KEY] = str(learner.pk)
-    session[BACKEND_SESSION_KEY] = "progress.auth.UsernameOrEmailBackend"
+    session[BACKEND_SESSION_KEY] = "progress.accounts.backends.UsernameOrEmailBackend"
     session[HASH_SESSION_KEY] = learner.get_session_auth_hash()
     session.create()
     exam = Exam.objects.get()

@@ -174,7 +174,7 @@ AUTH_USER_MODEL = "progress.User"
 AUTHENTICATION_BACKENDS = [
     # Counts failed sign-ins and refuses locked accounts and addresses before anything else.
     "axes.backends.AxesStandaloneBackend",
-    "progress.auth.UsernameOrEmailBackend",
+    "progress.accounts.backends.UsernameOrEmailBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "progress_home"
@@ -186,7 +186,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimu
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 # Count failures per account, however it was named (username, or its e-mail in any case).
-AXES_USERNAME_CALLABLE = "progress.accounts.axes_username"
+AXES_USERNAME_CALLABLE = "progress.accounts.lockout.axes_username"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
 

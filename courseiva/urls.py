@@ -11,7 +11,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("admin/", admin.site.urls),
-    path("accounts/", include("progress.accounts_urls")),
+    path("accounts/", include("progress.accounts.urls")),
     path("progress/", include("progress.urls")),
     path("instructor/", include("progress.instructor_urls")),
     path("", include("questions.urls")),

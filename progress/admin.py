@@ -1,8 +1,8 @@
-"""Learners, and the triage of their problem reports. The question list's count of open
-reports is added here, so that `questions` never imports `progress`."""
+"""The admin of the learner side: each room registers its own (imported here, where Django
+looks), and the triage of problem reports. The question list's count of open reports is added
+here, so that `questions` never imports `progress`."""
 
 from django.contrib import admin, messages
-from django.contrib.auth.admin import UserAdmin
 from django.db.models import (
     BooleanField,
     Case,
@@ -23,19 +23,12 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from progress.models import ItemStatistic, ProblemReport, ReadinessFit, ReportStatus, User
+from progress.accounts import admin as accounts_admin  # noqa: F401  (registers the User admin)
+from progress.models import ItemStatistic, ProblemReport, ReadinessFit, ReportStatus
 from questions.admin import QuestionAdmin  # registers it: replaced below
 from questions.models import Question
 
 DETAILS_EXCERPT = 120
-
-
-@admin.register(User)
-class LearnerAdmin(UserAdmin):
-    """Django's user admin: granting the instructor role is adding the Instructors group,
-    which needs the change-user permission (admins only)."""
-
-    list_filter = ["is_staff", "is_superuser", "is_active", "groups"]
 
 
 @admin.register(ReadinessFit)

@@ -14,7 +14,8 @@ from django.core.paginator import Paginator
 from django.db.models import Count, ExpressionWrapper, F, FloatField, Max, OuterRef, Subquery, Sum
 from django.utils import timezone
 
-from progress.models import Cohort, ExamReadiness, LearnerDay, Membership, MockExam, User
+from progress.accounts.models import User
+from progress.models import Cohort, ExamReadiness, LearnerDay, Membership, MockExam
 from progress.standing import refresh_exam_readiness
 from questions.models import Topic
 

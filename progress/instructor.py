@@ -22,16 +22,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from progress import cohorts
+from progress.accounts.models import User
 from progress.forms import CohortForm, CoInstructorForm
 from progress.mocks import report_context
-from progress.models import (
-    MIN_FLAG_LEARNERS,
-    Cohort,
-    ItemStatistic,
-    Membership,
-    MockExam,
-    User,
-)
+from progress.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Membership, MockExam
 from progress.standing import standings
 from progress.views import standing_chart
 from questions.markup import quick_snippet

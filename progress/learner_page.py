@@ -10,7 +10,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from progress import notes
-from progress.models import Attempt, Source, User
+from progress.accounts.models import User
+from progress.models import Attempt, Source
 from progress.standing import standings
 from questions.forms import AnswerForm
 from questions.models import Exam, Grade

@@ -3,7 +3,8 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
-from progress.models import MockExam, User
+from progress.accounts.models import User
+from progress.models import MockExam
 
 DEADLINE_SESSION_KEY = "mock_deadline"
 

@@ -17,9 +17,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from progress.accounts.models import User
 from progress.charts import trend_chart
 from progress.middleware import DEADLINE_SESSION_KEY
-from progress.models import MockExam, MockItem, Quiz, Selection, User, plan_mock
+from progress.models import MockExam, MockItem, Quiz, Selection, plan_mock
 from questions.models import Exam, Question
 from questions.pages import QuestionPage, question_page, question_pages
 

@@ -1,6 +1,6 @@
-"""The learner's side: accounts, recorded attempts, practice quizzes, bookmarks, notes and
-problem reports. Everything here belongs to one learner, and every view reaches it through
-that learner (see `progress.views` and its access helpers)."""
+"""The learner's side: recorded attempts, practice quizzes, bookmarks, notes and problem
+reports. Everything here belongs to one learner, and every view reaches it through that
+learner (see `progress.views` and its access helpers)."""
 
 import json
 import random
@@ -12,7 +12,6 @@ from decimal import Decimal
 from typing import Any
 
 import fsrs
-from django.contrib.auth.models import AbstractUser, Group, Permission
 from django.db import IntegrityError, models, transaction
 from django.db.models import (
     Case,
@@ -27,10 +26,12 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Lower, TruncDate
+from django.db.models.functions import TruncDate
 from django.urls import reverse
 from django.utils import timezone
 
+from progress.accounts.models import User
+from progress.codes import new_code
 from progress.engine import learner_model
 from progress.engine.forecast import largest_remainder
 from questions.models import Exam, Grade, Option, Question, Status, Topic
@@ -38,41 +39,6 @@ from questions.pages import QuestionPage
 
 # Time on one question beyond this is a learner who walked away, not one who was thinking.
 MAX_TIME_SPENT = timedelta(hours=2)
-# The group that carries the instructor role (created with its permission by a migration).
-INSTRUCTORS_GROUP = "Instructors"
-
-
-def instructors_group() -> Group:
-    """The Instructors group with its permission. A migration makes it; this makes it again
-    where its rows were wiped (a flushed test database, a restored dump without it)."""
-    group, _ = Group.objects.get_or_create(name=INSTRUCTORS_GROUP)
-    group.permissions.add(
-        Permission.objects.get(content_type__app_label="progress", codename="instruct")
-    )
-    return group
-
-
-def new_code() -> str:
-    return secrets.token_urlsafe(9)
-
-
-class User(AbstractUser):
-    """A learner; instructors and admins too. Roles are groups and permissions: the
-    Instructors group carries `progress.instruct`, which only an admin can grant."""
-
-    class Meta(AbstractUser.Meta):
-        swappable = "AUTH_USER_MODEL"
-        permissions = [("instruct", "Can follow cohorts of learners as an instructor")]
-        constraints = [
-            # Sign-in by e-mail needs e-mails to be unique, whatever their case.
-            models.UniqueConstraint(
-                Lower("email"), condition=~Q(email=""), name="user_email_unique_ci"
-            ),
-        ]
-
-    @property
-    def is_instructor(self) -> bool:
-        return self.has_perm("progress.instruct")
 
 
 class Selection(models.TextChoices):

@@ -26,7 +26,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseiva.http import HtmxHttpRequest
-from progress.models import Bookmark, Note, ProblemReport, ReportKind, User
+from progress.accounts.models import User
+from progress.models import Bookmark, Note, ProblemReport, ReportKind
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Question, Status

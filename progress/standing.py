@@ -12,6 +12,7 @@ from typing import Any
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
+from progress.accounts.models import User
 from progress.engine import forecast as forecasting
 from progress.engine import learner_model
 from progress.models import (
@@ -19,7 +20,6 @@ from progress.models import (
     LearnerReadiness,
     ModelInUse,
     TopicReadiness,
-    User,
     current_model,
     largest_remainder,
     question_counts,

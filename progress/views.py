@@ -19,19 +19,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseiva.http import HtmxHttpRequest
+from progress.accounts.models import User
 from progress.charts import daily_chart, readiness_chart
 from progress.forms import HistoryFilterForm, QuizStartForm
-from progress.models import (
-    Attempt,
-    LearnerDay,
-    MockExam,
-    Note,
-    Quiz,
-    QuizItem,
-    ReviewCard,
-    Source,
-    User,
-)
+from progress.models import Attempt, LearnerDay, MockExam, Note, Quiz, QuizItem, ReviewCard, Source
 from progress.standing import ExamStanding, standings
 from questions import extensions
 from questions.forms import AnswerForm

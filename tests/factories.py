@@ -6,7 +6,7 @@ from typing import Any, cast
 
 import factory
 
-from progress.models import User
+from progress.accounts.models import User
 from questions.models import Exam, Kind, Option, Question, Rationale, Status, Topic
 
 
@@ -28,7 +28,7 @@ class InstructorFactory(UserFactory):
 
     @factory.post_generation
     def instructor_role(self: User, create: bool, extracted: Any, **kwargs: Any) -> None:
-        from progress.models import instructors_group
+        from progress.accounts.models import instructors_group
 
         if create:
             self.groups.add(instructors_group())

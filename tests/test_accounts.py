@@ -7,7 +7,7 @@ import pytest
 from django.core import mail
 from django.urls import reverse
 
-from progress.models import User
+from progress.accounts.models import User
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -222,7 +222,7 @@ def test_a_successful_sign_in_clears_the_count(client):
 
 
 def test_with_the_axes_username_callable_email_spellings_count_as_one_account(client, settings):
-    settings.AXES_USERNAME_CALLABLE = "progress.accounts.axes_username"
+    settings.AXES_USERNAME_CALLABLE = "progress.accounts.lockout.axes_username"
     UserFactory(username="alice", email="alice@example.com")
     spellings = ["alice", "alice@example.com", "ALICE@example.com", "Alice@Example.com"]
     for number, typed in enumerate(spellings):

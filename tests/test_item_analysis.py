@@ -11,14 +11,8 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.urls import reverse
 
-from progress.models import (
-    INSTRUCTORS_GROUP,
-    Attempt,
-    Cohort,
-    ItemStatistic,
-    Membership,
-    compute_item_statistics,
-)
+from progress.accounts.models import INSTRUCTORS_GROUP
+from progress.models import Attempt, Cohort, ItemStatistic, Membership, compute_item_statistics
 from questions.models import Kind
 from questions.pages import question_page
 from tests.factories import (

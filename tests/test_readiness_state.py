@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from progress.accounts.models import User
 from progress.engine.learner_model import FEATURES
 from progress.models import (
     MIN_FIT_ANSWERS,
@@ -20,7 +21,6 @@ from progress.models import (
     Quiz,
     ReadinessFit,
     TopicReadiness,
-    User,
     current_model,
     starting_params,
 )

@@ -5,7 +5,7 @@ import pytest
 from django.contrib.auth.models import Group, Permission
 from django.urls import reverse
 
-from progress.models import INSTRUCTORS_GROUP
+from progress.accounts.models import INSTRUCTORS_GROUP
 from tests.factories import StaffFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -5,6 +5,7 @@ import django.contrib.auth.validators
 import django.db.models.deletion
 import django.db.models.functions.text
 import django.utils.timezone
+import progress.codes
 import progress.models
 from django.conf import settings
 from django.db import migrations, models
@@ -73,7 +74,7 @@ class Migration(migrations.Migration):
             name='MockExam',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(default=progress.models.new_code, editable=False, max_length=20, unique=True)),
+                ('code', models.CharField(default=progress.codes.new_code, editable=False, max_length=20, unique=True)),
                 ('question_count', models.PositiveSmallIntegerField()),
                 ('duration_minutes', models.PositiveSmallIntegerField()),
                 ('pass_percent', models.DecimalField(decimal_places=2, max_digits=5)),
@@ -132,7 +133,7 @@ class Migration(migrations.Migration):
             name='Quiz',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(default=progress.models.new_code, editable=False, max_length=20, unique=True)),
+                ('code', models.CharField(default=progress.codes.new_code, editable=False, max_length=20, unique=True)),
                 ('selection', models.CharField(choices=[('any', 'Any questions'), ('unanswered', 'Not yet answered'), ('wrong', 'Answered wrong last time'), ('bookmarked', 'Bookmarked'), ('due', 'Due for review')], default='any', max_length=12)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('finished_at', models.DateTimeField(blank=True, null=True)),

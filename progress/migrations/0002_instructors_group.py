@@ -1,7 +1,7 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-INSTRUCTORS = "Instructors"  # progress.models.INSTRUCTORS_GROUP
+INSTRUCTORS = "Instructors"  # progress.accounts.models.INSTRUCTORS_GROUP
 
 
 def create_instructors_group(apps, schema_editor):

@@ -2,6 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
+import progress.codes
 import progress.models
 from django.conf import settings
 from django.db import migrations, models
@@ -19,7 +20,7 @@ class Migration(migrations.Migration):
             name='Cohort',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('code', models.CharField(default=progress.models.new_code, editable=False, max_length=20, unique=True)),
+                ('code', models.CharField(default=progress.codes.new_code, editable=False, max_length=20, unique=True)),
                 ('name', models.CharField(max_length=120)),
                 ('target_date', models.DateField(blank=True, help_text='The day the class means to sit the real exam.', null=True)),
                 ('join_code', models.CharField(default=progress.models.new_join_code, max_length=20, unique=True)),

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from progress.models import User
+from progress.accounts.models import User
 from questions.bank import import_document, read_document
 from questions.models import Exam
 from tests.banks import DEMO_BANK

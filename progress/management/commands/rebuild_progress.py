@@ -3,7 +3,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from progress.models import LearnerDay, User
+from progress.accounts.models import User
+from progress.models import LearnerDay
 
 
 class Command(BaseCommand):

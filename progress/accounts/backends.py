@@ -3,7 +3,7 @@ from typing import Any
 from django.contrib.auth.backends import ModelBackend
 from django.http import HttpRequest
 
-from progress.models import User
+from progress.accounts.models import User
 
 
 class UsernameOrEmailBackend(ModelBackend):

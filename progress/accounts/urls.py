@@ -1,7 +1,8 @@
 from django.contrib.auth.views import LoginView
 from django.urls import include, path
 
-from progress.accounts import LoginForm, signup
+from progress.accounts.forms import LoginForm
+from progress.accounts.views import signup
 
 urlpatterns = [
     path("signup/", signup, name="signup"),

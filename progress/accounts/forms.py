@@ -1,0 +1,68 @@
+from typing import Any
+
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest
+
+from progress.accounts.lockout import lockout_warning
+from progress.accounts.models import User
+
+DUPLICATE_EMAIL = "An account with this e-mail already exists."
+DUPLICATE_USERNAME = "That username is taken. Choose another one."
+
+
+class SignupForm(UserCreationForm[User]):
+    """Django's password validators run through UserCreationForm (on `password2`)."""
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "email")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        email = self.fields["email"]
+        email.required = True
+        email.label = "E-mail"
+        email.help_text = "For resetting your password. You can sign in with it, too."
+        email.widget.attrs["autocomplete"] = "email"
+        username = self.fields["username"]
+        username.help_text = "Letters, digits and . + - _ only, up to 150 characters."
+
+    def clean_username(self) -> str:
+        username = self.cleaned_data.get("username")
+        # Sign-in treats anything with an @ as an e-mail: a username that looks like one
+        # could be mistaken for another learner's address.
+        if username and "@" in username:
+            raise ValidationError(
+                "A username cannot contain @. Put your e-mail in the E-mail field."
+            )
+        return super().clean_username()
+
+    def clean_email(self) -> str:
+        email: str = self.cleaned_data["email"].strip()
+        if User.objects.filter(email__iexact=email).exists():
+            raise ValidationError(DUPLICATE_EMAIL, code="unique")
+        return email
+
+
+class LoginForm(AuthenticationForm):
+    """Sign in with a username or an e-mail (see `UsernameOrEmailBackend`)."""
+
+    error_messages = {
+        **AuthenticationForm.error_messages,
+        "invalid_login": (
+            "That username or e-mail and password do not match an account. "
+            "Passwords are case-sensitive."
+        ),
+    }
+
+    def __init__(self, request: HttpRequest | None = None, *args: Any, **kwargs: Any) -> None:
+        super().__init__(request, *args, **kwargs)
+        self.fields["username"].label = "Username or e-mail"
+
+    def get_invalid_login_error(self) -> ValidationError:
+        error = super().get_invalid_login_error()
+        warning = lockout_warning(self.request) if self.request is not None else ""
+        if warning:
+            return ValidationError([error, ValidationError(warning, code="lockout_warning")])
+        return error

@@ -1,0 +1,38 @@
+"""The user of every role: a learner, an instructor (the Instructors group) or an admin."""
+
+from django.contrib.auth.models import AbstractUser, Group, Permission
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
+
+# The group that carries the instructor role (created with its permission by a migration).
+INSTRUCTORS_GROUP = "Instructors"
+
+
+def instructors_group() -> Group:
+    """The Instructors group with its permission. A migration makes it; this makes it again
+    where its rows were wiped (a flushed test database, a restored dump without it)."""
+    group, _ = Group.objects.get_or_create(name=INSTRUCTORS_GROUP)
+    group.permissions.add(
+        Permission.objects.get(content_type__app_label="progress", codename="instruct")
+    )
+    return group
+
+
+class User(AbstractUser):
+    """A learner; instructors and admins too. Roles are groups and permissions: the
+    Instructors group carries `progress.instruct`, which only an admin can grant."""
+
+    class Meta(AbstractUser.Meta):
+        swappable = "AUTH_USER_MODEL"
+        permissions = [("instruct", "Can follow cohorts of learners as an instructor")]
+        constraints = [
+            # Sign-in by e-mail needs e-mails to be unique, whatever their case.
+            models.UniqueConstraint(
+                Lower("email"), condition=~Q(email=""), name="user_email_unique_ci"
+            ),
+        ]
+
+    @property
+    def is_instructor(self) -> bool:
+        return self.has_perm("progress.instruct")
