@@ -57,7 +57,8 @@ def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
     from import_bank import make_document
 
     from progress.accounts.models import INSTRUCTORS_GROUP, User
-    from progress.models import Attempt, Cohort, LearnerDay, Membership, rebuild_readiness
+    from progress.models import Attempt, Cohort, LearnerDay, Membership
+    from progress.readiness.rebuild import rebuild_readiness
     from questions.bank import import_document
     from questions.models import Option, Question
 
@@ -106,7 +107,7 @@ def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
             cursor.executemany(sql, rows(learner_id))
     inserted = time.perf_counter() - started
     started = time.perf_counter()
-    rebuild_readiness(fit=False)
+    rebuild_readiness(Attempt.objects, fit=False)
     rebuilt = time.perf_counter() - started
     LearnerDay.objects.rebuild()
     instructor = User.objects.create_user("bench-instructor", "teach@example.com", "x" * 20)
@@ -134,7 +135,8 @@ def measure(requests: int) -> dict[str, Any]:
     from django.urls import reverse
 
     from progress.accounts.models import User
-    from progress.models import Cohort, ExamReadiness, Membership
+    from progress.models import Cohort, Membership
+    from progress.readiness.models import ExamReadiness
 
     cohort = Cohort.objects.get(name=COHORT_NAME)
     members = Membership.objects.filter(cohort=cohort).count()

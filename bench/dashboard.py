@@ -40,7 +40,8 @@ def seed(total_attempts: int) -> dict[str, Any]:
     from import_bank import make_document
 
     from progress.accounts.models import User
-    from progress.models import Attempt, LearnerDay, rebuild_readiness
+    from progress.models import Attempt, LearnerDay
+    from progress.readiness.rebuild import rebuild_readiness
     from questions.bank import import_document
     from questions.models import Question
 
@@ -90,7 +91,7 @@ def seed(total_attempts: int) -> dict[str, Any]:
             left -= count
     inserted = time.perf_counter() - started
     started = time.perf_counter()
-    report = rebuild_readiness(fit=False)
+    report = rebuild_readiness(Attempt.objects, fit=False)
     rebuilt = time.perf_counter() - started
     LearnerDay.objects.rebuild()
     return {

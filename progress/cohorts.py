@@ -15,8 +15,9 @@ from django.db.models import Count, ExpressionWrapper, F, FloatField, Max, Outer
 from django.utils import timezone
 
 from progress.accounts.models import User
-from progress.models import Cohort, ExamReadiness, LearnerDay, Membership, MockExam
-from progress.standing import refresh_exam_readiness
+from progress.models import Cohort, LearnerDay, Membership, MockExam
+from progress.readiness.models import ExamReadiness
+from progress.readiness.standing import refresh_exam_readiness
 from questions.models import Topic
 
 # A learner with no answer for this many days is flagged.

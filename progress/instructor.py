@@ -26,7 +26,7 @@ from progress.accounts.models import User
 from progress.forms import CohortForm, CoInstructorForm
 from progress.mocks import report_context
 from progress.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Membership, MockExam
-from progress.standing import standings
+from progress.readiness.standing import standings
 from progress.views import standing_chart
 from questions.markup import quick_snippet
 from questions.models import Exam, Option

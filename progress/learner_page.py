@@ -12,7 +12,7 @@ from django.utils import timezone
 from progress import notes
 from progress.accounts.models import User
 from progress.models import Attempt, Source
-from progress.standing import standings
+from progress.readiness.standing import standings
 from questions.forms import AnswerForm
 from questions.models import Exam, Grade
 from questions.pages import QuestionPage

@@ -2,10 +2,8 @@
 reports. Everything here belongs to one learner, and every view reaches it through that
 learner (see `progress.views` and its access helpers)."""
 
-import json
-import random
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -32,8 +30,8 @@ from django.utils import timezone
 
 from progress.accounts.models import User
 from progress.codes import new_code
-from progress.engine import learner_model
 from progress.engine.forecast import largest_remainder
+from progress.readiness.models import LearnerReadiness
 from questions.models import Exam, Grade, Option, Question, Status, Topic
 from questions.pages import QuestionPage
 
@@ -98,17 +96,15 @@ class QuizQuerySet(models.QuerySet["Quiz"]):
         selection: str,
         length: int | None,
         questions: "QuerySet[Question] | None" = None,
+        question_ids: Sequence[int] | None = None,
         retry_of: "Quiz | None" = None,
     ) -> "Quiz | None":
         """A new quiz of up to `length` (None: all) published questions of the topic (or of
-        the whole exam), chosen by `selection`, in random order; None when none match.
-        Three queries: the draw, the quiz, its items (an adaptive draw: those of
-        `progress.standing.standings` instead of one)."""
-        if questions is None and selection == Selection.ADAPTIVE:
-            # The learner model chooses (progress.standing reads the models of this module).
-            from progress.standing import adaptive_question_ids
-
-            ids = adaptive_question_ids(learner, exam, topic, length, random.Random())  # noqa: S311
+        the whole exam), chosen by `selection`, in random order; None when none match. A
+        caller that drew the questions itself (an adaptive draw) gives their ids instead, in
+        the quiz's order. Three queries: the draw, the quiz, its items."""
+        if question_ids is not None:
+            ids = list(question_ids)
         else:
             if questions is None:
                 questions = Question.objects.published().filter(topic__exam=exam)
@@ -266,9 +262,8 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         """Record an answer exactly once; returns (attempt, created). A second post of the same
         quiz item or the same served page (double click, resubmitted form, two tabs) hits a
         unique constraint and gets the attempt recorded first, on SQLite and PostgreSQL alike.
-        Queries: savepoint, insert, the review card (read, then write if it changes), the
-        daily totals, the readiness state (LearnerReadiness.objects.lock), release; a
-        duplicate: a rollback and a select."""
+        Queries: savepoint, those of `insert_answers`, release; a duplicate: a rollback and a
+        select."""
         now = timezone.now()
         spent = now - served_at if served_at else None
         if spent is not None and (spent < timedelta(0) or spent > MAX_TIME_SPENT):
@@ -278,30 +273,25 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             for option in page.options
             if option.key in grade.chosen
         ]
+        attempt = Attempt(
+            learner=learner,
+            question_id=page.question_id,
+            question_uid=page.uid,
+            exam_id=page.exam_id,
+            topic_id=page.topic_id,
+            chosen=chosen,
+            is_correct=grade.is_correct,
+            time_spent=spent,
+            source=source,
+            quiz_item=quiz_item,
+            serve_nonce=nonce,
+            answered_at=now,
+        )
         try:
             with transaction.atomic():
                 if quiz_item is not None:
                     _count_answer(quiz_item.quiz_id, grade.is_correct, now)
-                readiness_update = LearnerReadiness.objects.lock(learner.pk, [page.question_id])
-                attempt = self.create(
-                    learner=learner,
-                    question_id=page.question_id,
-                    question_uid=page.uid,
-                    exam_id=page.exam_id,
-                    topic_id=page.topic_id,
-                    chosen=chosen,
-                    is_correct=grade.is_correct,
-                    time_spent=spent,
-                    source=source,
-                    quiz_item=quiz_item,
-                    serve_nonce=nonce,
-                    answered_at=now,
-                )
-                ReviewCard.objects.schedule(learner.pk, [(page.question_id, grade.is_correct, now)])
-                LearnerDay.objects.count_answers(learner.pk, [(now, grade.is_correct, spent)])
-                readiness_update.apply(
-                    [(attempt.pk, page.question_id, page.topic_id, grade.is_correct)]
-                )
+                self.insert_answers(learner.pk, [attempt], counted_at=now)
         except IntegrityError:
             if quiz_item is not None:
                 return self.get(quiz_item=quiz_item), False
@@ -309,6 +299,59 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
                 return self.get(learner=learner, serve_nonce=nonce), False
             raise
         return attempt, True
+
+    def insert_answers(
+        self, learner_id: int, attempts: list["Attempt"], *, counted_at: datetime
+    ) -> None:
+        """Insert a learner's new attempts and make every change an answer makes, in the
+        caller's transaction: the readiness state, the review cards, the daily totals (the
+        answers counted on the day of `counted_at`). The readiness rows are locked before the
+        attempts get their ids, so that the id order is the order of the updates (see
+        LearnerReadiness.objects.lock). Queries, whatever the number of attempts: the lock's,
+        the learner's earlier answers to these questions, the insert, the review cards (read,
+        then write those that change), the daily totals, the readiness update."""
+        question_ids = [a.question_id for a in attempts if a.question_id is not None]
+        readiness = LearnerReadiness.objects.lock(learner_id, question_ids)
+        counts = self.question_counts(learner_id, question_ids)
+        Attempt.objects.bulk_create(attempts)
+        ReviewCard.objects.schedule(
+            learner_id,
+            [(a.question_id, a.is_correct, a.answered_at) for a in attempts if a.question_id],
+        )
+        LearnerDay.objects.count_answers(
+            learner_id, [(counted_at, a.is_correct, a.time_spent) for a in attempts]
+        )
+        readiness.apply([(a.pk, a.question_id, a.topic_id, a.is_correct) for a in attempts], counts)
+
+    def question_counts(self, learner_id: int, question_ids: Any) -> dict[int, list[int]]:
+        """[right, wrong] answers of the learner to each of these questions (ids, or a query of
+        them): an index-only count per question, on the attempt_learner_q index. The learner
+        model reads them as features of a question met before; they are not kept in its
+        stored state, which would then grow with every question answered."""
+        if not isinstance(question_ids, QuerySet):
+            question_ids = list(question_ids)
+        rows = (
+            self.filter(learner_id=learner_id, question_id__in=question_ids)
+            .values("question_id")
+            .annotate(
+                right=Count("pk", filter=Q(is_correct=True)),
+                wrong=Count("pk", filter=Q(is_correct=False)),
+            )
+            .order_by()
+        )
+        return {row["question_id"]: [row["right"], row["wrong"]] for row in rows}
+
+    def answers_after(
+        self, attempt_id: int
+    ) -> Iterator[tuple[int, int, int | None, int | None, bool]]:
+        """(attempt id, learner, question, topic, correct) of the attempts after this one, in
+        id order: what the readiness rebuild replays (an AnswerLog)."""
+        return (
+            self.filter(pk__gt=attempt_id)
+            .order_by("pk")
+            .values_list("pk", "learner_id", "question_id", "topic_id", "is_correct")
+            .iterator(chunk_size=5000)
+        )
 
 
 def _count_answer(quiz_id: int, is_correct: bool, now: datetime) -> None:
@@ -790,20 +833,7 @@ class MockExam(models.Model):
                     )
                 )
             MockItem.objects.bulk_update(items, ["is_correct"])
-            readiness_update = LearnerReadiness.objects.lock(
-                self.learner_id, [a.question_id for a in attempts]
-            )
-            Attempt.objects.bulk_create(attempts)
-            ReviewCard.objects.schedule(
-                self.learner_id,
-                [(a.question_id or 0, a.is_correct, a.answered_at) for a in attempts],
-            )
-            LearnerDay.objects.count_answers(
-                self.learner_id, [(at, a.is_correct, None) for a in attempts]
-            )
-            readiness_update.apply(
-                [(a.pk, a.question_id, a.topic_id, a.is_correct) for a in attempts]
-            )
+            Attempt.objects.insert_answers(self.learner_id, attempts, counted_at=at)
             self.right_count = sum(1 for item in items if item.is_correct)
             self.submitted_at = at
             MockExam.objects.filter(pk=self.pk).update(right_count=self.right_count)
@@ -836,463 +866,6 @@ class MockItem(models.Model):
     @property
     def is_answered(self) -> bool:
         return bool(self.chosen_keys)
-
-
-# --- Readiness: the learner model's stored state ---------------------------------------------
-#
-# The model (progress.engine.learner_model) is plain Python; its state lives in these rows: a
-# learner's overall ability and profile, one row per learner and topic, one per question. Every
-# recorded answer updates them in its own transaction (LearnerReadiness.objects.lock, then
-# apply); the command `rebuild_readiness` recomputes them all from the attempts. Pages only read
-# them.
-
-# Below this many answers by this many learners, the site's attempts are too few to fit the
-# model's weights on: the starting parameters are used.
-MIN_FIT_LEARNERS = 10
-MIN_FIT_ANSWERS = 200
-
-
-def starting_params() -> learner_model.ModelParams:
-    """The parameters before the site has attempts to fit on: an Elo / Rasch model with
-    uncertainty (Glicko-like), with priors from the item-response literature rather than from
-    any data set: abilities and question difficulties spread by about one logit, topic offsets
-    by about 0.7, a little drift so that learners can learn, and a typical practice accuracy
-    of about 62% (bias 0.5). No history weights: `rebuild_readiness` fits them once the site
-    has enough attempts."""
-    return learner_model.ModelParams(
-        bias=0.5,
-        ability_variance=1.0,
-        topic_variance=0.5,
-        profile_variance=0.0,
-        ability_drift=0.003,
-        topic_drift=0.003,
-        item_variance=1.0,
-    )
-
-
-class ReadinessFit(models.Model):
-    """A set of the model's parameters; the newest row is the one in use (no row: the
-    starting parameters). The questions it fitted start from their fitted difficulty; the
-    attempts up to `last_attempt_id` taught them already, so replaying those attempts does not
-    move them again."""
-
-    params = models.JSONField()  # ModelParams.to_json(), parsed
-    created_at = models.DateTimeField(default=timezone.now)
-    learners = models.PositiveIntegerField(default=0)
-    answers = models.PositiveIntegerField(default=0)
-    last_attempt_id = models.BigIntegerField(default=0)
-    summary = models.TextField(blank=True)
-
-    def __str__(self) -> str:
-        return f"Readiness fit {self.pk} of {self.created_at:%Y-%m-%d}: {self.summary}"
-
-
-@dataclass(frozen=True)
-class ModelInUse:
-    fit_id: int | None
-    model: learner_model.ReadinessModel
-    last_attempt_id: int
-    fitted_items: frozenset[str]
-
-    def learns_from(self, attempt_id: int, question_id: int | None) -> bool:
-        """Whether this answer still moves the question's difficulty (see ReadinessFit)."""
-        if question_id is None:
-            return False
-        return attempt_id > self.last_attempt_id or str(question_id) not in self.fitted_items
-
-    def new_item(self) -> learner_model.ItemState:
-        return learner_model.ItemState(0.0, self.model.params.item_variance, 0)
-
-    def starting_item(self, question_id: int) -> learner_model.ItemState:
-        """A question's state before its first answer: as fitted, or a new average one."""
-        fitted = self.model.params.items.get(str(question_id))
-        return learner_model.ItemState.from_dict(fitted.to_dict()) if fitted else self.new_item()
-
-
-_MODELS: dict[tuple[int, datetime] | None, ModelInUse] = {}
-
-
-def current_model() -> ModelInUse:
-    """The model in use. One query; the parsed parameters are kept per process, keyed by the
-    fit's id and creation time (SQLite may give a deleted fit's id to the next one). Nobody
-    changes them: callers pass their own ItemState copies to the model."""
-    newest = ReadinessFit.objects.order_by("-pk").values_list("pk", "created_at").first()
-    in_use = _MODELS.get(newest)
-    if in_use is None:
-        if newest is None:
-            in_use = ModelInUse(
-                None, learner_model.ReadinessModel(starting_params()), 0, frozenset()
-            )
-        else:
-            fit = ReadinessFit.objects.get(pk=newest[0])
-            params = learner_model.ModelParams.from_json(json.dumps(fit.params))
-            in_use = ModelInUse(
-                fit.pk, learner_model.ReadinessModel(params), fit.last_attempt_id,
-                frozenset(params.items),
-            )  # fmt: skip
-        _MODELS[newest] = in_use
-    return in_use
-
-
-# One answer for the model: (attempt id, question id or None, topic id, correct).
-ModelAnswer = tuple[int, int | None, int | None, bool]
-
-
-def replay_answers(
-    in_use: ModelInUse,
-    learner: learner_model.LearnerState,
-    items: dict[int, learner_model.ItemState],
-    answers: Sequence[ModelAnswer],
-) -> None:
-    """Apply answers in order to a learner's state and the questions' states (both changed in
-    place): the same steps for an answer recorded now and for one replayed by a rebuild."""
-    model = in_use.model
-    for attempt_id, question_id, topic_id, correct in answers:
-        item = items.get(question_id) if question_id is not None else None
-        learn = item is not None and in_use.learns_from(attempt_id, question_id)
-        model.update(
-            learner,
-            str(topic_id),
-            str(question_id),
-            correct,
-            item=item if item is not None else in_use.new_item(),
-            learn_item=learn,
-        )
-
-
-def question_counts(learner_id: int, question_ids: Iterable[int]) -> dict[int, list[int]]:
-    """[right, wrong] answers of the learner to each of these questions, from the attempts
-    (an index-only count per question: the attempt_learner_q index). The model reads them
-    as features of a question met before; they are not kept in the stored state, which would
-    then grow with every question answered."""
-    rows = (
-        Attempt.objects.filter(learner_id=learner_id, question_id__in=list(question_ids))
-        .values("question_id")
-        .annotate(
-            right=Count("pk", filter=Q(is_correct=True)),
-            wrong=Count("pk", filter=Q(is_correct=False)),
-        )
-        .order_by()
-    )
-    return {row["question_id"]: [row["right"], row["wrong"]] for row in rows}
-
-
-class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
-    def lock(self, learner_id: int, question_ids: Iterable[int | None]) -> "ReadinessUpdate":
-        """Start updating the learner's state after answers to these questions, in the
-        caller's transaction, BEFORE the attempts are inserted: the learner's row is locked
-        first (two answers of one learner queue there), then the questions' rows in id order
-        (two learners answering one question queue there; one order everywhere, so no
-        deadlock). Taking the locks before the attempts get their ids makes the id order the
-        order of the updates, which is what a rebuild replays. Six queries: the fit in use,
-        the learner's row (insert if missing, lock), the questions' rows (the same), the
-        learner's earlier right and wrong answers to these questions."""
-        in_use = current_model()
-        LearnerReadiness.objects.bulk_create(
-            [LearnerReadiness(learner_id=learner_id)], ignore_conflicts=True
-        )
-        row = self.select_for_update().get(learner_id=learner_id)
-        ids = sorted({qid for qid in question_ids if qid is not None})
-        QuestionReadiness.objects.bulk_create(
-            [QuestionReadiness.from_state(q, in_use.starting_item(q)) for q in ids],
-            ignore_conflicts=True,
-        )
-        items = list(
-            QuestionReadiness.objects.select_for_update()
-            .filter(question_id__in=ids)
-            .order_by("question_id")
-        )
-        return ReadinessUpdate(in_use, row, items, question_counts(learner_id, ids))
-
-
-@dataclass
-class ReadinessUpdate:
-    """The locked rows of one update (see LearnerReadinessQuerySet.lock)."""
-
-    in_use: ModelInUse
-    row: "LearnerReadiness"
-    item_rows: list["QuestionReadiness"]
-    counts: dict[int, list[int]]  # question id -> [right, wrong] answers before these
-
-    def apply(self, answers: Sequence[ModelAnswer]) -> None:
-        """Update the learner's abilities and topics and the questions' difficulties after
-        these answers (those of questions given to `lock`). Four queries whatever their
-        number: the topics, then the three writes."""
-        answers = [a for a in answers if a[2] is not None]
-        if not answers:
-            return
-        learner_id = self.row.learner_id
-        topic_ids = sorted({topic_id for _, _, topic_id, _ in answers if topic_id is not None})
-        topics = list(TopicReadiness.objects.filter(learner_id=learner_id, topic_id__in=topic_ids))
-        state = self.row.learner_state(self.in_use.model, topics)
-        for _, question_id, topic_id, _ in answers:
-            if question_id is not None:
-                topic = self.in_use.model.topic_state(state, str(topic_id))
-                topic.items[str(question_id)] = list(self.counts.get(question_id, [0, 0]))
-        items = {r.question_id: r.item_state() for r in self.item_rows}
-        replay_answers(self.in_use, state, items, answers)
-        now = timezone.now()
-        LearnerReadiness.objects.filter(pk=learner_id).update(
-            state=LearnerReadiness.state_of(state),
-            answers=F("answers") + len(answers),
-            updated_at=now,
-        )
-        TopicReadiness.objects.bulk_create(
-            [
-                TopicReadiness.from_state(learner_id, t, state.topics[str(t)], now)
-                for t in topic_ids
-            ],
-            update_conflicts=True,
-            unique_fields=["learner", "topic"],
-            update_fields=["state", "answers", "ability", "variance", "updated_at"],
-        )
-        QuestionReadiness.objects.bulk_update(
-            [QuestionReadiness.from_state(q, item) for q, item in items.items()],
-            ["difficulty", "variance", "answers", "profile"],
-        )
-
-
-class LearnerReadiness(models.Model):
-    """A learner's overall ability (with its variance and history counts) and profile."""
-
-    learner = models.OneToOneField(
-        User, on_delete=models.CASCADE, primary_key=True, related_name="readiness"
-    )
-    # {"overall": LearnerTopicState.to_dict(), "profile": [...], "profile_variance": [...]}
-    state = models.JSONField(default=dict)
-    answers = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(default=timezone.now)
-
-    objects = LearnerReadinessQuerySet.as_manager()
-
-    def __str__(self) -> str:
-        return f"Readiness of {self.learner_id} ({self.answers} answers)"
-
-    def learner_state(
-        self, model: learner_model.ReadinessModel, topics: Sequence["TopicReadiness"]
-    ) -> learner_model.LearnerState:
-        """The model's state of this learner, with the topics given (others start afresh)."""
-        if self.state:
-            state = learner_model.LearnerState.from_dict({**self.state, "topics": {}})
-        else:
-            state = model.new_learner()
-        for row in topics:
-            state.topics[str(row.topic_id)] = learner_model.LearnerTopicState.from_dict(row.state)
-        return state
-
-    @staticmethod
-    def state_of(state: learner_model.LearnerState) -> dict[str, Any]:
-        data = state.to_dict()
-        del data["topics"]  # each in its own row
-        return data
-
-
-class TopicReadiness(models.Model):
-    """A learner on one topic: the ability offset from the overall one, its variance, and
-    the counts of right and wrong answers the model reads. `ability`, `variance` and
-    `answers` repeat what `state` holds, so that pages can filter and sort on them."""
-
-    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="topic_readiness")
-    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="+")
-    state = models.JSONField()  # LearnerTopicState.to_dict()
-    answers = models.PositiveIntegerField(default=0)
-    ability = models.FloatField(default=0.0)
-    variance = models.FloatField(default=0.0)
-    updated_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        constraints = [
-            # Its index also serves "this learner's topics" (the dashboard).
-            models.UniqueConstraint(fields=["learner", "topic"], name="topic_readiness_once"),
-        ]
-
-    def __str__(self) -> str:
-        return f"Readiness of {self.learner_id} on topic {self.topic_id}"
-
-    @classmethod
-    def from_state(
-        cls, learner_id: int, topic_id: int, state: learner_model.LearnerTopicState, when: datetime
-    ) -> "TopicReadiness":
-        # The per-question counts are not stored: they grow with every question answered,
-        # and the attempts hold them (see question_counts).
-        return cls(
-            learner_id=learner_id,
-            topic_id=topic_id,
-            state={**state.to_dict(), "items": {}},
-            answers=state.wins + state.fails,
-            ability=state.ability,
-            variance=state.variance,
-            updated_at=when,
-        )
-
-
-class QuestionReadiness(models.Model):
-    """A question's difficulty for the model (logit, relative to its topic), the variance of
-    that estimate, the answers it has had, and its profile (empty: none)."""
-
-    question = models.OneToOneField(
-        Question, on_delete=models.CASCADE, primary_key=True, related_name="readiness"
-    )
-    difficulty = models.FloatField(default=0.0)
-    variance = models.FloatField(default=1.0)
-    answers = models.PositiveIntegerField(default=0)
-    profile = models.JSONField(default=list)
-
-    def __str__(self) -> str:
-        return f"Difficulty of {self.question_id}: {self.difficulty:+.2f}"
-
-    def item_state(self) -> learner_model.ItemState:
-        return learner_model.ItemState(
-            difficulty=self.difficulty,
-            variance=self.variance,
-            answers=self.answers,
-            profile=[float(v) for v in self.profile],
-        )
-
-    @classmethod
-    def from_state(cls, question_id: int, item: learner_model.ItemState) -> "QuestionReadiness":
-        return cls(
-            question_id=question_id,
-            difficulty=item.difficulty,
-            variance=item.variance,
-            answers=item.answers,
-            profile=list(item.profile),
-        )
-
-
-@dataclass
-class RebuildReport:
-    learners: int = 0
-    answers: int = 0
-    questions: int = 0
-    fit: ReadinessFit | None = None
-    fit_report: learner_model.FitReport | None = None
-    fit_skipped: str = ""  # why no fit was made, when one was asked for
-
-
-def _attempt_rows(after_id: int = 0) -> Iterator[tuple[int, int, int | None, int | None, bool]]:
-    """(attempt id, learner, question, topic, correct) in id order: the order the answers
-    were recorded in, which is the order their updates were made in."""
-    return (
-        Attempt.objects.filter(pk__gt=after_id)
-        .order_by("pk")
-        .values_list("pk", "learner_id", "question_id", "topic_id", "is_correct")
-        .iterator(chunk_size=5000)
-    )
-
-
-def fit_on_attempts(
-    seed: int = 0,
-) -> tuple[ReadinessFit | None, learner_model.FitReport | None, str]:
-    """Fit the model's parameters on the site's attempts and store them as the fit in use;
-    (None, None, why) when there are too few. Reads every attempt once."""
-    sequences: dict[int, list[learner_model.Answer]] = {}
-    last_id = 0
-    for attempt_id, learner_id, question_id, topic_id, correct in _attempt_rows():
-        last_id = attempt_id
-        if topic_id is None:
-            continue
-        item = str(question_id) if question_id is not None else f"deleted-{attempt_id}"
-        sequences.setdefault(learner_id, []).append((item, str(topic_id), correct))
-    answers = sum(len(s) for s in sequences.values())
-    if len(sequences) < MIN_FIT_LEARNERS or answers < MIN_FIT_ANSWERS:
-        return (
-            None,
-            None,
-            (
-                f"{answers} answers by {len(sequences)} learners are too few to fit on (at least "
-                f"{MIN_FIT_ANSWERS} by {MIN_FIT_LEARNERS} are needed): the parameters in use stay."
-            ),
-        )
-    model, report = learner_model.fit(list(sequences.values()), seed=seed)
-    params = model.params
-    params.items = {k: v for k, v in params.items.items() if k.isdigit()}
-    fit = ReadinessFit.objects.create(
-        params=json.loads(params.to_json()),
-        learners=len(sequences),
-        answers=answers,
-        last_attempt_id=last_id,
-        summary=(
-            f"fitted on {answers:,} answers of {len(sequences):,} learners in "
-            f"{report.epochs} passes"
-        ),
-    )
-    return fit, report, ""
-
-
-def rebuild_readiness(
-    *, fit: bool = True, progress: Callable[[int], None] | None = None
-) -> RebuildReport:
-    """Recompute every learner's and question's state from the attempts (after an upgrade of
-    the model, or to recover); first fit the parameters on the attempts when asked and there
-    are enough. The replay is the incremental update run over the attempts in the order they
-    were recorded, so its result equals the stored state it replaces. Answers recorded while
-    it runs are replayed inside the final transaction, which holds the state rows until it
-    commits (answers arriving then wait for it)."""
-    report = RebuildReport()
-    if fit:
-        report.fit, report.fit_report, report.fit_skipped = fit_on_attempts()
-    in_use = current_model()
-    learners: dict[int, learner_model.LearnerState] = {}
-    counts: dict[int, int] = {}
-    items: dict[int, learner_model.ItemState] = {}
-
-    def replay(rows: Iterator[tuple[int, int, int | None, int | None, bool]]) -> int:
-        last = 0
-        for attempt_id, learner_id, question_id, topic_id, correct in rows:
-            last = attempt_id
-            if topic_id is None:
-                continue
-            state = learners.get(learner_id)
-            if state is None:
-                state = learners[learner_id] = in_use.model.new_learner()
-            if question_id is not None and question_id not in items:
-                items[question_id] = in_use.starting_item(question_id)
-            replay_answers(in_use, state, items, [(attempt_id, question_id, topic_id, correct)])
-            counts[learner_id] = counts.get(learner_id, 0) + 1
-            report.answers += 1
-            if progress is not None and report.answers % 10_000 == 0:
-                progress(report.answers)
-        return last
-
-    last_id = replay(_attempt_rows())
-    with transaction.atomic():
-        TopicReadiness.objects.all().delete()
-        LearnerReadiness.objects.all().delete()
-        QuestionReadiness.objects.all().delete()
-        replay(_attempt_rows(after_id=last_id))
-        now = timezone.now()
-        LearnerReadiness.objects.bulk_create(
-            (
-                LearnerReadiness(
-                    learner_id=learner_id, state=LearnerReadiness.state_of(state),
-                    answers=counts[learner_id], updated_at=now,
-                )
-                for learner_id, state in learners.items()
-            ),
-            batch_size=2000,
-        )  # fmt: skip
-        TopicReadiness.objects.bulk_create(
-            (
-                TopicReadiness.from_state(learner_id, int(topic_id), topic, now)
-                for learner_id, state in learners.items()
-                for topic_id, topic in state.topics.items()
-            ),
-            batch_size=2000,
-        )
-        existing = set(Question.objects.filter(pk__in=list(items)).values_list("pk", flat=True))
-        QuestionReadiness.objects.bulk_create(
-            (
-                QuestionReadiness.from_state(qid, item)
-                for qid, item in items.items()
-                if qid in existing
-            ),
-            batch_size=2000,
-        )
-    report.learners, report.questions = len(learners), len(items)
-    if progress is not None:
-        progress(report.answers)
-    return report
 
 
 # --- Cohorts: instructors following learners preparing for one exam -------------------------
@@ -1360,36 +933,6 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner_id} in {self.cohort_id}"
-
-
-class ExamReadiness(models.Model):
-    """Where a learner stands on an exam, as computed from their stored state after their
-    latest answer: what a cohort page shows for each of its learners without computing a
-    forecast per learner. Written by whoever computes it (the learner's page, a cohort page)
-    and fresh while `answers` equals the learner's answer count under the same fit."""
-
-    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
-    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
-    fit_id = models.IntegerField(null=True)
-    answers = models.PositiveIntegerField(default=0)
-    # None while a topic still needs answers (see `missing`) or the exam has no mock shape.
-    pass_probability = models.FloatField(null=True)
-    expected_percent = models.FloatField(null=True)
-    low_percent = models.FloatField(null=True)
-    high_percent = models.FloatField(null=True)
-    # {topic id: [percent, low, high, answers]} and [[topic id, answers still needed], ...]
-    topics = models.JSONField(default=dict)
-    missing = models.JSONField(default=list)
-    computed_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        constraints = [
-            # Its index also serves "this exam's figures for these learners" (cohort pages).
-            models.UniqueConstraint(fields=["exam", "learner"], name="exam_readiness_once"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.learner_id} on {self.exam_id}: {self.pass_probability}"
 
 
 # --- Item analysis ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ Every view is for a signed-in learner and reaches rows only through that learner
 learner's quiz is a 404, never a 403, so that codes are not confirmed.
 """
 
+import random
 from datetime import timedelta
 from typing import Any
 
@@ -22,12 +23,22 @@ from courseiva.http import HtmxHttpRequest
 from progress.accounts.models import User
 from progress.charts import daily_chart, readiness_chart
 from progress.forms import HistoryFilterForm, QuizStartForm
-from progress.models import Attempt, LearnerDay, MockExam, Note, Quiz, QuizItem, ReviewCard, Source
-from progress.standing import ExamStanding, standings
+from progress.models import (
+    Attempt,
+    LearnerDay,
+    MockExam,
+    Note,
+    Quiz,
+    QuizItem,
+    ReviewCard,
+    Selection,
+    Source,
+)
+from progress.readiness.standing import ExamStanding, adaptive_question_ids, standings
 from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
-from questions.models import Exam, Topic
+from questions.models import Exam, Question, Topic
 from questions.pages import QuestionPage, question_page
 
 HISTORY_PAGE_SIZE = 25
@@ -160,12 +171,23 @@ def quiz_start(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return TemplateResponse(request, "progress/quiz_start.html", {"form": form}, status=400)
     data = form.cleaned_data
+    learner, exam, topic = _learner(request), data["exam_row"], data["topic_row"]
+    drawn = None
+    if data["selection"] == Selection.ADAPTIVE:
+        # The learner model chooses, from where the learner stands (one query for their
+        # earlier answers to the exam's questions, then those of `standings`).
+        counts = Attempt.objects.question_counts(
+            learner.pk, Question.objects.published().filter(topic__exam=exam).values("pk")
+        )
+        rng = random.Random()  # noqa: S311 - a quiz's order, not a secret
+        drawn = adaptive_question_ids(learner, exam, topic, data["length_count"], rng, counts)
     quiz = Quiz.objects.start(
-        learner=_learner(request),
-        exam=data["exam_row"],
-        topic=data["topic_row"],
+        learner=learner,
+        exam=exam,
+        topic=topic,
         selection=data["selection"],
         length=data["length_count"],
+        question_ids=drawn,
     )
     if quiz is None:
         form.add_error("selection", "No questions match this choice yet: pick another one.")

@@ -11,7 +11,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from progress.models import Cohort, ExamReadiness, LearnerDay, Membership, MockExam, Note
+from progress.models import Cohort, LearnerDay, Membership, MockExam, Note
+from progress.readiness.models import ExamReadiness
 from tests.factories import (
     ExamFactory,
     InstructorFactory,

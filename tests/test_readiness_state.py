@@ -12,13 +12,11 @@ from django.urls import reverse
 
 from progress.accounts.models import User
 from progress.engine.learner_model import FEATURES
-from progress.models import (
+from progress.models import Attempt, MockExam, Quiz
+from progress.readiness.models import (
     MIN_FIT_ANSWERS,
-    Attempt,
     LearnerReadiness,
-    MockExam,
     QuestionReadiness,
-    Quiz,
     ReadinessFit,
     TopicReadiness,
     current_model,

@@ -6,7 +6,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from progress.management.progress import progress_line
-from progress.models import Attempt, rebuild_readiness
+from progress.models import Attempt
+from progress.readiness.rebuild import rebuild_readiness
 
 
 class Command(BaseCommand):
@@ -32,7 +33,7 @@ class Command(BaseCommand):
         progress = progress_line(self.stderr, "replayed", total, verbose)
         if verbose and not options["no_fit"]:
             self.stderr.write(f"Fitting the model on {total:,} answers…")
-        report = rebuild_readiness(fit=not options["no_fit"], progress=progress)
+        report = rebuild_readiness(Attempt.objects, fit=not options["no_fit"], progress=progress)
         if verbose:
             self.stderr.write("")
         if report.fit is not None and report.fit_report is not None:

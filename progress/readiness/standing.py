@@ -4,7 +4,7 @@ stored state of the learner model (never from the attempts). The numbers come fr
 
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -15,14 +15,13 @@ from django.utils import timezone
 from progress.accounts.models import User
 from progress.engine import forecast as forecasting
 from progress.engine import learner_model
-from progress.models import (
+from progress.engine.forecast import largest_remainder
+from progress.readiness.models import (
     ExamReadiness,
     LearnerReadiness,
     ModelInUse,
     TopicReadiness,
     current_model,
-    largest_remainder,
-    question_counts,
 )
 from questions.models import Exam, Question, Topic
 
@@ -232,20 +231,23 @@ ADAPTIVE_TARGET = 0.75
 
 
 def adaptive_question_ids(
-    learner: User, exam: Exam, topic: Topic | None, length: int | None, rng: random.Random
+    learner: User,
+    exam: Exam,
+    topic: Topic | None,
+    length: int | None,
+    rng: random.Random,
+    counts: Mapping[int, Sequence[int]],
 ) -> list[int]:
     """Question ids for an adaptive quiz: the quiz's places go to the topics in proportion to
     blueprint weight times what is still to learn (100% less readiness), so heavy and weak
     topics get most; within a topic, the questions predicted closest to ADAPTIVE_TARGET come
     first (with a little jitter, so that two quizzes differ). A one-topic quiz draws from that
-    topic. The queries of `standings` and one over the learner's answers to these questions."""
+    topic. `counts` holds the learner's [right, wrong] answers to the exam's questions, so
+    that the model predicts those met before as such. The queries of `standings`."""
     standing = standings(learner, [exam])[0]
     who = standing.learner
     assert who is not None
     model = who.in_use.model
-    # The questions met before, so that the model predicts them as such (one query over the
-    # learner's attempts on the exam's published questions).
-    counts = question_counts(learner.pk, [int(i) for p in standing.plans for i, _ in p.items])
     for plan in standing.plans:
         topic_state = model.topic_state(who.state, plan.topic_id)
         for item_id, _ in plan.items:

@@ -1,0 +1,163 @@
+"""Readiness recomputed from the recorded answers: a new fit of the learner model's
+parameters, and the replay of every answer that rebuilds the stored state.
+
+The answers come in as an `AnswerLog` (the attempts), so that readiness never imports the
+practice room that records them."""
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from django.db import transaction
+from django.utils import timezone
+
+from progress.engine import learner_model
+from progress.readiness.models import (
+    MIN_FIT_ANSWERS,
+    MIN_FIT_LEARNERS,
+    LearnerReadiness,
+    QuestionReadiness,
+    ReadinessFit,
+    TopicReadiness,
+    current_model,
+    replay_answers,
+)
+from questions.models import Question
+
+
+@dataclass
+class RebuildReport:
+    learners: int = 0
+    answers: int = 0
+    questions: int = 0
+    fit: ReadinessFit | None = None
+    fit_report: learner_model.FitReport | None = None
+    fit_skipped: str = ""  # why no fit was made, when one was asked for
+
+
+# One recorded answer as the rebuild reads it: (attempt id, learner, question, topic, correct).
+LoggedAnswer = tuple[int, int, int | None, int | None, bool]
+
+
+class AnswerLog(Protocol):
+    """Where the recorded answers are read from (the attempts: `Attempt.objects`)."""
+
+    def answers_after(self, attempt_id: int) -> Iterator[LoggedAnswer]:
+        """The answers with a greater id, in id order: the order they were recorded in,
+        which is the order their updates were made in."""
+        ...
+
+
+def fit_on_attempts(
+    log: AnswerLog, seed: int = 0
+) -> tuple[ReadinessFit | None, learner_model.FitReport | None, str]:
+    """Fit the model's parameters on the site's attempts and store them as the fit in use;
+    (None, None, why) when there are too few. Reads every attempt once."""
+    sequences: dict[int, list[learner_model.Answer]] = {}
+    last_id = 0
+    for attempt_id, learner_id, question_id, topic_id, correct in log.answers_after(0):
+        last_id = attempt_id
+        if topic_id is None:
+            continue
+        item = str(question_id) if question_id is not None else f"deleted-{attempt_id}"
+        sequences.setdefault(learner_id, []).append((item, str(topic_id), correct))
+    answers = sum(len(s) for s in sequences.values())
+    if len(sequences) < MIN_FIT_LEARNERS or answers < MIN_FIT_ANSWERS:
+        return (
+            None,
+            None,
+            (
+                f"{answers} answers by {len(sequences)} learners are too few to fit on (at least "
+                f"{MIN_FIT_ANSWERS} by {MIN_FIT_LEARNERS} are needed): the parameters in use stay."
+            ),
+        )
+    model, report = learner_model.fit(list(sequences.values()), seed=seed)
+    params = model.params
+    params.items = {k: v for k, v in params.items.items() if k.isdigit()}
+    fit = ReadinessFit.objects.create(
+        params=json.loads(params.to_json()),
+        learners=len(sequences),
+        answers=answers,
+        last_attempt_id=last_id,
+        summary=(
+            f"fitted on {answers:,} answers of {len(sequences):,} learners in "
+            f"{report.epochs} passes"
+        ),
+    )
+    return fit, report, ""
+
+
+def rebuild_readiness(
+    log: AnswerLog, *, fit: bool = True, progress: Callable[[int], None] | None = None
+) -> RebuildReport:
+    """Recompute every learner's and question's state from the attempts (after an upgrade of
+    the model, or to recover); first fit the parameters on the attempts when asked and there
+    are enough. The replay is the incremental update run over the attempts in the order they
+    were recorded, so its result equals the stored state it replaces. Answers recorded while
+    it runs are replayed inside the final transaction, which holds the state rows until it
+    commits (answers arriving then wait for it)."""
+    report = RebuildReport()
+    if fit:
+        report.fit, report.fit_report, report.fit_skipped = fit_on_attempts(log)
+    in_use = current_model()
+    learners: dict[int, learner_model.LearnerState] = {}
+    counts: dict[int, int] = {}
+    items: dict[int, learner_model.ItemState] = {}
+
+    def replay(rows: Iterator[LoggedAnswer]) -> int:
+        last = 0
+        for attempt_id, learner_id, question_id, topic_id, correct in rows:
+            last = attempt_id
+            if topic_id is None:
+                continue
+            state = learners.get(learner_id)
+            if state is None:
+                state = learners[learner_id] = in_use.model.new_learner()
+            if question_id is not None and question_id not in items:
+                items[question_id] = in_use.starting_item(question_id)
+            replay_answers(in_use, state, items, [(attempt_id, question_id, topic_id, correct)])
+            counts[learner_id] = counts.get(learner_id, 0) + 1
+            report.answers += 1
+            if progress is not None and report.answers % 10_000 == 0:
+                progress(report.answers)
+        return last
+
+    last_id = replay(log.answers_after(0))
+    with transaction.atomic():
+        TopicReadiness.objects.all().delete()
+        LearnerReadiness.objects.all().delete()
+        QuestionReadiness.objects.all().delete()
+        replay(log.answers_after(last_id))
+        now = timezone.now()
+        LearnerReadiness.objects.bulk_create(
+            (
+                LearnerReadiness(
+                    learner_id=learner_id, state=LearnerReadiness.state_of(state),
+                    answers=counts[learner_id], updated_at=now,
+                )
+                for learner_id, state in learners.items()
+            ),
+            batch_size=2000,
+        )  # fmt: skip
+        TopicReadiness.objects.bulk_create(
+            (
+                TopicReadiness.from_state(learner_id, int(topic_id), topic, now)
+                for learner_id, state in learners.items()
+                for topic_id, topic in state.topics.items()
+            ),
+            batch_size=2000,
+        )
+        existing = set(Question.objects.filter(pk__in=list(items)).values_list("pk", flat=True))
+        QuestionReadiness.objects.bulk_create(
+            (
+                QuestionReadiness.from_state(qid, item)
+                for qid, item in items.items()
+                if qid in existing
+            ),
+            batch_size=2000,
+        )
+    report.learners, report.questions = len(learners), len(items)
+    if progress is not None:
+        progress(report.answers)
+    return report
