@@ -57,7 +57,8 @@ def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
     from import_bank import make_document
 
     from progress.accounts.models import INSTRUCTORS_GROUP, User
-    from progress.models import Attempt, Cohort, LearnerDay, Membership
+    from progress.models import Cohort, Membership
+    from progress.practice.models import Attempt, LearnerDay
     from progress.readiness.rebuild import rebuild_readiness
     from questions.bank import import_document
     from questions.models import Option, Question
@@ -176,7 +177,8 @@ def measure(requests: int) -> dict[str, Any]:
 
 
 def item_statistics() -> dict[str, Any]:
-    from progress.models import Attempt, ItemStatistic, compute_item_statistics
+    from progress.models import ItemStatistic, compute_item_statistics
+    from progress.practice.models import Attempt
 
     answers = Attempt.objects.count()
     started = time.perf_counter()

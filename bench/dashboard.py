@@ -40,7 +40,7 @@ def seed(total_attempts: int) -> dict[str, Any]:
     from import_bank import make_document
 
     from progress.accounts.models import User
-    from progress.models import Attempt, LearnerDay
+    from progress.practice.models import Attempt, LearnerDay
     from progress.readiness.rebuild import rebuild_readiness
     from questions.bank import import_document
     from questions.models import Question

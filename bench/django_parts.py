@@ -61,7 +61,7 @@ def attempt_insert_sql() -> str:
     """An INSERT of one attempt for cursor.executemany, far faster than the ORM for a million:
     (learner, question, uid, exam, topic, chosen JSON, correct, time spent in microseconds,
     answered at), from a quiz, without a nonce."""
-    from progress.models import Attempt
+    from progress.practice.models import Attempt
 
     return (
         f"INSERT INTO {Attempt._meta.db_table} (learner_id, question_id, question_uid, exam_id, "  # noqa: S608

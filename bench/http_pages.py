@@ -119,7 +119,8 @@ def make_learner(quizzes: int) -> dict[str, object]:
     from django.contrib.sessions.backends.db import SessionStore
 
     from progress.accounts.models import User
-    from progress.models import MockExam, Quiz
+    from progress.models import MockExam
+    from progress.practice.models import Quiz
     from questions.models import Exam, Option
 
     learner = User.objects.create_user("bench-learner", "bench@example.com", "x" * 20)

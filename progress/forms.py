@@ -5,7 +5,8 @@ from typing import Any
 from django import forms
 
 from progress.accounts.models import User
-from progress.models import Cohort, Selection
+from progress.models import Cohort
+from progress.practice.models import Selection
 from questions.models import Exam, Topic
 
 LENGTHS = [("10", "10 questions"), ("20", "20 questions"), ("all", "All of them")]

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from progress import notes
 from progress.accounts.models import User
-from progress.models import Attempt, Source
+from progress.practice.models import Attempt, Source
 from progress.readiness.standing import standings
 from questions.forms import AnswerForm
 from questions.models import Exam, Grade

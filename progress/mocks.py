@@ -20,7 +20,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from progress.accounts.models import User
 from progress.charts import trend_chart
 from progress.middleware import DEADLINE_SESSION_KEY
-from progress.models import MockExam, MockItem, Quiz, Selection, plan_mock
+from progress.models import MockExam, MockItem, plan_mock
+from progress.practice.models import Quiz, Selection
 from questions.models import Exam, Question
 from questions.pages import QuestionPage, question_page, question_pages
 

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from courseiva.http import HtmxHttpRequest
 from progress.accounts.models import User
-from progress.models import Bookmark, Note, ProblemReport, ReportKind
+from progress.practice.models import Bookmark, Note, ProblemReport, ReportKind
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Question, Status

@@ -23,10 +23,10 @@ from courseiva.http import HtmxHttpRequest
 from progress.accounts.models import User
 from progress.charts import daily_chart, readiness_chart
 from progress.forms import HistoryFilterForm, QuizStartForm
-from progress.models import (
+from progress.models import MockExam
+from progress.practice.models import (
     Attempt,
     LearnerDay,
-    MockExam,
     Note,
     Quiz,
     QuizItem,

@@ -117,7 +117,7 @@ class RationaleFactory(factory.django.DjangoModelFactory[Rationale]):
 def record_answer(learner: User, question: Question, right: bool) -> None:
     """Record an answer of the learner to the question (a right one, or a wrong one), as the
     question page does."""
-    from progress.models import Attempt
+    from progress.practice.models import Attempt
     from questions.pages import question_page
 
     page = question_page(question.uid)

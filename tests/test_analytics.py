@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from progress.models import LearnerDay
+from progress.practice.models import LearnerDay
 from tests.factories import QuestionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from progress.models import Quiz
+from progress.practice.models import Quiz
 from tests.factories import (
     ExamFactory,
     TopicFactory,

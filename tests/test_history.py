@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from progress.models import Attempt, Note
+from progress.practice.models import Attempt, Note
 from tests.factories import QuestionFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

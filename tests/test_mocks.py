@@ -10,7 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from progress.middleware import DEADLINE_SESSION_KEY
-from progress.models import Attempt, MockExam, MockItem, Quiz, largest_remainder
+from progress.models import MockExam, MockItem, largest_remainder
+from progress.practice.models import Attempt, Quiz
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from progress.models import Attempt, Bookmark, Quiz, QuizItem
+from progress.practice.models import Attempt, Bookmark, Quiz, QuizItem
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -22,7 +22,7 @@ from progress.engine.learner_model import (
     ReadinessModel,
     TopicParams,
 )
-from progress.models import Attempt, Source
+from progress.practice.models import Attempt, Source
 from tests.factories import UserFactory
 
 KT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "kt"

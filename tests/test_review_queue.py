@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from progress.models import Quiz, ReviewCard
+from progress.practice.models import Quiz, ReviewCard
 from questions.pages import question_page
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
 

@@ -6,7 +6,8 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from progress.management.progress import progress_line
-from progress.models import Attempt, compute_item_statistics
+from progress.models import compute_item_statistics
+from progress.practice.models import Attempt
 
 
 class Command(BaseCommand):

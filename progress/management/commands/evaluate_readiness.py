@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from progress.engine import evaluation
-from progress.models import Attempt
+from progress.practice.models import Attempt
 
 # Below this, the site's attempts say nothing useful about the model.
 MIN_SITE_LEARNERS = 10

@@ -4,7 +4,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from progress.accounts.models import User
-from progress.models import LearnerDay
+from progress.practice.models import LearnerDay
 
 
 class Command(BaseCommand):

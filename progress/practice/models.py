@@ -1,0 +1,640 @@
+"""Practice: the answers a learner gives (attempts, recorded exactly once), quizzes, the
+spaced-review cards, the daily totals behind the study analytics, and the learner's marks on a
+question (bookmarks, private notes, problem reports). Everything here belongs to one learner,
+and every view reaches it through that learner."""
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+import fsrs
+from django.db import IntegrityError, models, transaction
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import TruncDate
+from django.urls import reverse
+from django.utils import timezone
+
+from progress.accounts.models import User
+from progress.codes import new_code
+from progress.readiness.models import LearnerReadiness
+from questions.models import Exam, Grade, Question, Topic
+from questions.pages import QuestionPage
+
+# Time on one question beyond this is a learner who walked away, not one who was thinking.
+MAX_TIME_SPENT = timedelta(hours=2)
+
+
+class Selection(models.TextChoices):
+    ANY = "any", "Any questions"
+    UNANSWERED = "unanswered", "Not yet answered"
+    WRONG = "wrong", "Answered wrong last time"
+    BOOKMARKED = "bookmarked", "Bookmarked"
+    DUE = "due", "Due for review"
+    ADAPTIVE = "adaptive", "Adaptive: where practice helps most"
+
+    @staticmethod
+    def apply(
+        selection: str, questions: "QuerySet[Question]", learner: "User"
+    ) -> "QuerySet[Question]":
+        """Narrow `questions` to the learner's choice. "Wrong" means the learner's latest
+        answer to it was wrong: a question answered right since then has been learnt."""
+        mine = Attempt.objects.filter(learner=learner, question=OuterRef("pk"))
+        if selection == Selection.UNANSWERED:
+            return questions.exclude(Exists(mine))
+        if selection == Selection.WRONG:
+            latest = mine.order_by("-answered_at", "-pk").values("is_correct")[:1]
+            return questions.annotate(last_right=Subquery(latest)).filter(last_right=False)
+        if selection == Selection.DUE:
+            return questions.filter(
+                Exists(
+                    ReviewCard.objects.filter(
+                        learner=learner, question=OuterRef("pk"), due__lte=timezone.now()
+                    )
+                )
+            )
+        if selection == Selection.BOOKMARKED:
+            return questions.filter(
+                Exists(Bookmark.objects.filter(learner=learner, question=OuterRef("pk")))
+            )
+        return questions
+
+
+class Source(models.TextChoices):
+    PAGE = "page", "Question page"
+    QUIZ = "quiz", "Practice quiz"
+    MOCK = "mock", "Mock exam"
+
+
+class QuizQuerySet(models.QuerySet["Quiz"]):
+    def for_learner(self, learner: User) -> "QuizQuerySet":
+        return self.filter(learner=learner)
+
+    def in_progress(self) -> "QuizQuerySet":
+        return self.filter(finished_at__isnull=True)
+
+    def start(
+        self,
+        *,
+        learner: User,
+        exam: Exam,
+        topic: Topic | None,
+        selection: str,
+        length: int | None,
+        questions: "QuerySet[Question] | None" = None,
+        question_ids: Sequence[int] | None = None,
+        retry_of: "Quiz | None" = None,
+    ) -> "Quiz | None":
+        """A new quiz of up to `length` (None: all) published questions of the topic (or of
+        the whole exam), chosen by `selection`, in random order; None when none match. A
+        caller that drew the questions itself (an adaptive draw) gives their ids instead, in
+        the quiz's order. Three queries: the draw, the quiz, its items."""
+        if question_ids is not None:
+            ids = list(question_ids)
+        else:
+            if questions is None:
+                questions = Question.objects.published().filter(topic__exam=exam)
+                if topic is not None:
+                    questions = questions.filter(topic=topic)
+                questions = questions.order_by("?")
+            questions = Selection.apply(selection, questions, learner)
+            ids = list(questions.values_list("pk", flat=True)[:length])
+        if not ids:
+            return None
+        with transaction.atomic():
+            quiz = self.create(
+                learner=learner,
+                exam=exam,
+                topic=topic,
+                selection=selection,
+                retry_of=retry_of,
+                item_count=len(ids),
+            )
+            QuizItem.objects.bulk_create(
+                QuizItem(quiz=quiz, position=position, question_id=pk)
+                for position, pk in enumerate(ids)
+            )
+        return quiz
+
+
+class Quiz(models.Model):
+    """A practice session: a fixed list of questions (QuizItem), answered one at a time."""
+
+    code = models.CharField(max_length=20, unique=True, default=new_code, editable=False)
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="quizzes")
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
+    topic = models.ForeignKey(
+        Topic, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        help_text="Empty for a mixed quiz over every topic of the exam.",
+    )  # fmt: skip
+    selection = models.CharField(max_length=12, choices=Selection.choices, default=Selection.ANY)
+    retry_of = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Kept by Attempt.objects.record in the attempt's transaction, so that showing progress
+    # never counts the items.
+    item_count = models.PositiveIntegerField(default=0)
+    answered_count = models.PositiveIntegerField(default=0)
+    right_count = models.PositiveIntegerField(default=0)
+
+    objects = QuizQuerySet.as_manager()
+
+    class Meta:
+        verbose_name_plural = "quizzes"
+        indexes = [
+            # "Your quizzes in progress" on the learner's pages.
+            models.Index(fields=["learner", "finished_at"], name="quiz_learner_open"),
+        ]
+
+    def __str__(self) -> str:
+        where = self.topic.title if self.topic_id and self.topic else "all topics"
+        return f"Quiz {self.code} ({where})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("quiz_resume", args=[self.code])
+
+    @property
+    def title(self) -> str:
+        return self.topic.title if self.topic else f"{self.exam.code}: all topics"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.finished_at is not None
+
+    def next_item(self) -> "QuizItem | None":
+        """The first unanswered item (skipping questions deleted since). One query."""
+        return (
+            self.items.filter(attempt__isnull=True, question__isnull=False)
+            .order_by("position")
+            .first()
+        )
+
+    def tally(self) -> "Tally":
+        """How far the learner got and how well: from the stored counters, no query."""
+        return Tally(total=self.item_count, answered=self.answered_count, right=self.right_count)
+
+    def finish_if_stuck(self) -> None:
+        """Finish a quiz whose unanswered items all lost their question (deleted from the
+        bank since): nothing is left to answer. One query."""
+        if self.next_item() is None and self.finished_at is None:
+            self.finished_at = timezone.now()
+            Quiz.objects.filter(pk=self.pk).update(finished_at=self.finished_at)
+
+    def retry_missed(self) -> "Quiz | None":
+        """A new quiz of the questions this one got wrong, in the same order."""
+        missed = Question.objects.filter(
+            pk__in=self.items.filter(attempt__is_correct=False).values("question_id")
+        ).order_by("pk")
+        return Quiz.objects.start(
+            learner=self.learner,
+            exam=self.exam,
+            topic=self.topic,
+            selection=Selection.ANY,
+            length=None,
+            questions=missed,
+            retry_of=self,
+        )
+
+
+@dataclass(frozen=True)
+class Tally:
+    total: int
+    answered: int
+    right: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.right / self.answered) if self.answered else 0
+
+
+class QuizItem(models.Model):
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    # A question deleted later leaves the item (and its attempt) in place, unanswerable.
+    question = models.ForeignKey(
+        Question, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # When the question was first shown: the start of the time spent on it.
+    served_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            # Its index also serves "the items of this quiz, in order".
+            models.UniqueConstraint(fields=["quiz", "position"], name="quiz_item_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quiz.code} #{self.position + 1}"
+
+
+class AttemptQuerySet(models.QuerySet["Attempt"]):
+    def for_learner(self, learner: User) -> "AttemptQuerySet":
+        return self.filter(learner=learner)
+
+    def record(
+        self,
+        *,
+        learner: User,
+        page: QuestionPage,
+        grade: Grade,
+        source: str,
+        served_at: datetime | None = None,
+        quiz_item: "QuizItem | None" = None,
+        nonce: str = "",
+    ) -> tuple["Attempt", bool]:
+        """Record an answer exactly once; returns (attempt, created). A second post of the same
+        quiz item or the same served page (double click, resubmitted form, two tabs) hits a
+        unique constraint and gets the attempt recorded first, on SQLite and PostgreSQL alike.
+        Queries: savepoint, those of `insert_answers`, release; a duplicate: a rollback and a
+        select."""
+        now = timezone.now()
+        spent = now - served_at if served_at else None
+        if spent is not None and (spent < timedelta(0) or spent > MAX_TIME_SPENT):
+            spent = None  # a clock oddity or a learner who walked away: not a measurement
+        chosen = [
+            {"key": option.key, "text": option.text, "correct": option.is_correct}
+            for option in page.options
+            if option.key in grade.chosen
+        ]
+        attempt = Attempt(
+            learner=learner,
+            question_id=page.question_id,
+            question_uid=page.uid,
+            exam_id=page.exam_id,
+            topic_id=page.topic_id,
+            chosen=chosen,
+            is_correct=grade.is_correct,
+            time_spent=spent,
+            source=source,
+            quiz_item=quiz_item,
+            serve_nonce=nonce,
+            answered_at=now,
+        )
+        try:
+            with transaction.atomic():
+                if quiz_item is not None:
+                    _count_answer(quiz_item.quiz_id, grade.is_correct, now)
+                self.insert_answers(learner.pk, [attempt], counted_at=now)
+        except IntegrityError:
+            if quiz_item is not None:
+                return self.get(quiz_item=quiz_item), False
+            if nonce:
+                return self.get(learner=learner, serve_nonce=nonce), False
+            raise
+        return attempt, True
+
+    def insert_answers(
+        self, learner_id: int, attempts: list["Attempt"], *, counted_at: datetime
+    ) -> None:
+        """Insert a learner's new attempts and make every change an answer makes, in the
+        caller's transaction: the readiness state, the review cards, the daily totals (the
+        answers counted on the day of `counted_at`). The readiness rows are locked before the
+        attempts get their ids, so that the id order is the order of the updates (see
+        LearnerReadiness.objects.lock). Queries, whatever the number of attempts: the lock's,
+        the learner's earlier answers to these questions, the insert, the review cards (read,
+        then write those that change), the daily totals, the readiness update."""
+        question_ids = [a.question_id for a in attempts if a.question_id is not None]
+        readiness = LearnerReadiness.objects.lock(learner_id, question_ids)
+        counts = self.question_counts(learner_id, question_ids)
+        Attempt.objects.bulk_create(attempts)
+        ReviewCard.objects.schedule(
+            learner_id,
+            [(a.question_id, a.is_correct, a.answered_at) for a in attempts if a.question_id],
+        )
+        LearnerDay.objects.count_answers(
+            learner_id, [(counted_at, a.is_correct, a.time_spent) for a in attempts]
+        )
+        readiness.apply([(a.pk, a.question_id, a.topic_id, a.is_correct) for a in attempts], counts)
+
+    def question_counts(self, learner_id: int, question_ids: Any) -> dict[int, list[int]]:
+        """[right, wrong] answers of the learner to each of these questions (ids, or a query of
+        them): an index-only count per question, on the attempt_learner_q index. The learner
+        model reads them as features of a question met before; they are not kept in its
+        stored state, which would then grow with every question answered."""
+        if not isinstance(question_ids, QuerySet):
+            question_ids = list(question_ids)
+        rows = (
+            self.filter(learner_id=learner_id, question_id__in=question_ids)
+            .values("question_id")
+            .annotate(
+                right=Count("pk", filter=Q(is_correct=True)),
+                wrong=Count("pk", filter=Q(is_correct=False)),
+            )
+            .order_by()
+        )
+        return {row["question_id"]: [row["right"], row["wrong"]] for row in rows}
+
+    def answers_after(
+        self, attempt_id: int
+    ) -> Iterator[tuple[int, int, int | None, int | None, bool]]:
+        """(attempt id, learner, question, topic, correct) of the attempts after this one, in
+        id order: what the readiness rebuild replays (an AnswerLog)."""
+        return (
+            self.filter(pk__gt=attempt_id)
+            .order_by("pk")
+            .values_list("pk", "learner_id", "question_id", "topic_id", "is_correct")
+            .iterator(chunk_size=5000)
+        )
+
+
+def _count_answer(quiz_id: int, is_correct: bool, now: datetime) -> None:
+    """One more answered item of the quiz (and right one); finished with the last one. The
+    row lock this UPDATE takes also queues two posts of the same item, so that the loser's
+    insert fails on the unique constraint and its counting is rolled back with it."""
+    Quiz.objects.filter(pk=quiz_id).update(
+        answered_count=F("answered_count") + 1,
+        right_count=F("right_count") + (1 if is_correct else 0),
+        finished_at=Case(
+            When(
+                answered_count__gte=F("item_count") - 1, finished_at__isnull=True, then=Value(now)
+            ),
+            default=F("finished_at"),
+        ),
+    )
+
+
+class Attempt(models.Model):
+    """One answer. It keeps what was chosen as it was shown then (option texts and which were
+    correct), so editing or deleting the question later changes nothing here."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="attempts")
+    question = models.ForeignKey(
+        Question, on_delete=models.SET_NULL, null=True, blank=True, related_name="attempts"
+    )
+    question_uid = models.CharField(max_length=80)
+    exam = models.ForeignKey(Exam, on_delete=models.SET_NULL, null=True, related_name="+")
+    topic = models.ForeignKey(Topic, on_delete=models.SET_NULL, null=True, related_name="+")
+    # [{"key": ..., "text": ..., "correct": bool}] for each chosen option.
+    chosen = models.JSONField()
+    is_correct = models.BooleanField()
+    time_spent = models.DurationField(null=True, blank=True)
+    source = models.CharField(max_length=8, choices=Source.choices)
+    # Exactly once: a quiz item takes one attempt; a question page form carries a nonce that
+    # takes one attempt per learner. Both enforced by the database.
+    quiz_item = models.OneToOneField(
+        QuizItem, on_delete=models.SET_NULL, null=True, blank=True, related_name="attempt"
+    )
+    mock_item = models.OneToOneField(
+        "MockItem", on_delete=models.SET_NULL, null=True, blank=True, related_name="attempt"
+    )
+    serve_nonce = models.CharField(max_length=32, blank=True, default="")
+    answered_at = models.DateTimeField(default=timezone.now)
+
+    objects = AttemptQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["learner", "serve_nonce"],
+                condition=~Q(serve_nonce=""),
+                name="attempt_once_per_served_page",
+            ),
+        ]
+        indexes = [
+            # The history page: a learner's attempts, newest first.
+            models.Index(fields=["learner", "-answered_at"], name="attempt_learner_recent"),
+            # Quiz selection: which questions a learner answered, and got wrong.
+            models.Index(fields=["learner", "question", "is_correct"], name="attempt_learner_q"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} on {self.question_uid}: {'right' if self.is_correct else 'wrong'}"
+
+    @property
+    def chosen_texts(self) -> list[str]:
+        return [str(item.get("text", "")) for item in self.chosen]
+
+
+# Binary grades, as the product has them: a wrong answer is "again", a right one "good". The
+# learning steps suit exam practice (see it again in ten minutes, then tomorrow); fuzzing
+# spreads the reviews of questions missed together over neighbouring days.
+SCHEDULER = fsrs.Scheduler(
+    learning_steps=(timedelta(minutes=10), timedelta(days=1)),
+    relearning_steps=(timedelta(days=1),),
+    enable_fuzzing=True,
+)
+
+
+class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
+    def due(self, learner: User, now: datetime | None = None) -> "ReviewCardQuerySet":
+        return self.filter(learner=learner, due__lte=now or timezone.now())
+
+    def schedule(self, learner_id: int, answers: Sequence[tuple[int, bool, datetime]]) -> None:
+        """Reschedule the learner's cards after these answers (question id, right, when): a
+        wrong answer makes a card if there was none; a right one moves an existing card on.
+        A fixed number of queries however many answers: read the cards, insert, update."""
+        if not answers:
+            return
+        cards = {
+            card.question_id: card
+            for card in self.select_for_update().filter(
+                learner_id=learner_id, question_id__in={qid for qid, _, _ in answers}
+            )
+        }
+        new: dict[int, ReviewCard] = {}
+        changed: dict[int, ReviewCard] = {}
+        for question_id, right, when in answers:
+            card = cards.get(question_id) or new.get(question_id)
+            if card is None:
+                if right:
+                    continue  # right first time: nothing to review
+                card = ReviewCard(learner_id=learner_id, question_id=question_id)
+                new[question_id] = card
+            elif question_id in cards:
+                changed[question_id] = card
+            card.review(right, when)
+        ReviewCard.objects.bulk_create(list(new.values()))
+        ReviewCard.objects.bulk_update(list(changed.values()), ["card", "due", "reviews"])
+
+
+class ReviewCard(models.Model):
+    """A question the learner got wrong, coming back on a spaced-repetition schedule (FSRS)."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="review_cards")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    card = models.JSONField(default=dict)  # fsrs.Card.to_dict()
+    due = models.DateTimeField(default=timezone.now)
+    reviews = models.PositiveIntegerField(default=0)
+
+    objects = ReviewCardQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["learner", "question"], name="review_card_once"),
+        ]
+        indexes = [
+            # "Review due questions (N)": a learner's cards due by now.
+            models.Index(fields=["learner", "due"], name="review_card_learner_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id} reviews {self.question_id} on {self.due:%Y-%m-%d %H:%M}"
+
+    def review(self, right: bool, when: datetime) -> None:
+        card = fsrs.Card.from_dict(self.card) if self.card else fsrs.Card(due=when)
+        rating = fsrs.Rating.Good if right else fsrs.Rating.Again
+        card, _ = SCHEDULER.review_card(card, rating, review_datetime=when)
+        self.card, self.due, self.reviews = card.to_dict(), card.due, self.reviews + 1
+
+
+class LearnerDayQuerySet(models.QuerySet["LearnerDay"]):
+    def count_answers(
+        self, learner_id: int, answers: Sequence[tuple[datetime, bool, timedelta | None]]
+    ) -> None:
+        """Add answers (when, right, time spent) to the learner's daily totals, in the caller's
+        transaction."""
+        days: dict[date, list[int]] = {}
+        for when, is_right, spent in answers:
+            totals = days.setdefault(timezone.localdate(when), [0, 0, 0, 0])
+            totals[0] += 1
+            totals[1] += int(is_right)
+            if spent is not None:
+                totals[2] += 1
+                totals[3] += round(spent.total_seconds())
+        # The day's row first if missing (a no-op when it exists, race-free on both databases),
+        # then the increments: two queries per day, whatever happened before.
+        LearnerDay.objects.bulk_create(
+            [LearnerDay(learner_id=learner_id, day=day) for day in days], ignore_conflicts=True
+        )
+        for day, (count, right, timed, seconds) in days.items():
+            self.filter(learner_id=learner_id, day=day).update(
+                answers=F("answers") + count,
+                right=F("right") + right,
+                timed_answers=F("timed_answers") + timed,
+                seconds=F("seconds") + seconds,
+            )
+
+    def rebuild(self, learner_id: int | None = None) -> int:
+        """Recompute the daily totals from the attempts (all learners, or one). Returns the
+        number of rows written."""
+        attempts = Attempt.objects.all()
+        if learner_id is not None:
+            attempts = attempts.filter(learner_id=learner_id)
+        rows = (
+            attempts.annotate(day=TruncDate("answered_at"))
+            .values("learner_id", "day")
+            .annotate(
+                n=Count("pk"),
+                r=Count("pk", filter=Q(is_correct=True)),
+                t=Count("pk", filter=Q(time_spent__isnull=False)),
+                s=Sum("time_spent"),
+            )
+        )
+        with transaction.atomic():
+            existing = self.all() if learner_id is None else self.filter(learner_id=learner_id)
+            existing.delete()
+            written = LearnerDay.objects.bulk_create(
+                LearnerDay(
+                    learner_id=row["learner_id"], day=row["day"], answers=row["n"],
+                    right=row["r"], timed_answers=row["t"],
+                    seconds=round(row["s"].total_seconds()) if row["s"] else 0,
+                )
+                for row in rows
+            )  # fmt: skip
+        return len(written)
+
+
+class LearnerDay(models.Model):
+    """A learner's answers of one day: what the study analytics read, kept up to date by every
+    recorded answer so that no page counts attempts."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="days")
+    day = models.DateField()
+    answers = models.PositiveIntegerField(default=0)
+    right = models.PositiveIntegerField(default=0)
+    timed_answers = models.PositiveIntegerField(default=0)
+    seconds = models.PositiveIntegerField(default=0)
+
+    objects = LearnerDayQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            # Its index also serves the analytics: a learner's days, by date.
+            models.UniqueConstraint(fields=["learner", "day"], name="learner_day_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id} on {self.day}: {self.right}/{self.answers}"
+
+
+class Bookmark(models.Model):
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="bookmarks")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # Its index also serves "this learner's bookmarks".
+            models.UniqueConstraint(fields=["learner", "question"], name="bookmark_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} ★ {self.question_id}"
+
+
+class Note(models.Model):
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="notes")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(max_length=5000)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # Its index also serves "this learner's notes on these questions".
+            models.UniqueConstraint(fields=["learner", "question"], name="note_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} on {self.question_id}: {self.text[:40]}"
+
+
+class ReportKind(models.TextChoices):
+    WRONG_KEY = "wrong-key", "The marked answer is wrong"
+    UNCLEAR = "unclear", "The wording is unclear"
+    OUTDATED = "outdated", "It is outdated"
+    TYPO = "typo", "Typo or formatting"
+    OTHER = "other", "Something else"
+
+
+class ReportStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    RESOLVED = "resolved", "Resolved"
+
+
+class ProblemReport(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="problem_reports")
+    reporter = models.ForeignKey(
+        User, on_delete=models.SET_NULL, null=True, related_name="problem_reports"
+    )
+    kind = models.CharField(max_length=12, choices=ReportKind.choices)
+    details = models.TextField(max_length=5000, blank=True)
+    status = models.CharField(
+        max_length=10, choices=ReportStatus.choices, default=ReportStatus.OPEN
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            # The admin's triage list (open first) and the open-report count per question.
+            models.Index(fields=["status", "question"], name="report_status_question"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} on {self.question_id} ({self.status})"
