@@ -119,7 +119,7 @@ def make_learner(quizzes: int) -> dict[str, object]:
     from django.contrib.sessions.backends.db import SessionStore
 
     from progress.accounts.models import User
-    from progress.models import MockExam
+    from progress.mocks.models import MockExam
     from progress.practice.models import Quiz
     from questions.models import Exam, Option
 

@@ -3,19 +3,20 @@ and the pass mark is a dashed line named in the chart), each with a text alterna
 page beside it."""
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-
-from progress.models import MockExam
 
 WIDTH, HEIGHT = 560, 220
 LEFT, RIGHT, TOP, BOTTOM = 44, 16, 20, 36
 
 
-def trend_chart(sittings: Sequence[MockExam], current: MockExam) -> SafeString:
-    """Scores of the learner's submitted sittings of one exam, oldest first, against the
-    pass mark; the current sitting's point is drawn larger."""
+def trend_chart(
+    sittings: Sequence[tuple[datetime, float]], current: int, pass_percent: float
+) -> SafeString:
+    """Scores of the learner's submitted sittings of one exam, (started, percent) oldest
+    first, against the pass mark; the point of sitting number `current` is drawn larger."""
     if not sittings:
         return mark_safe("")
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
@@ -32,32 +33,32 @@ def trend_chart(sittings: Sequence[MockExam], current: MockExam) -> SafeString:
         f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         'aria-labelledby="trend-title" xmlns="http://www.w3.org/2000/svg">'
         f'<title id="trend-title">Your mock exam scores over time, against the pass mark of '
-        f"{round(current.pass_percent)}%</title>"
+        f"{round(pass_percent)}%</title>"
     ]
-    for percent in (0, 50, 100):
+    for tick in (0, 50, 100):
         parts.append(
-            f'<line x1="{LEFT}" y1="{y(percent):.1f}" x2="{WIDTH - RIGHT}" y2="{y(percent):.1f}" '
-            f'class="grid"/><text x="{LEFT - 6}" y="{y(percent) + 4:.1f}" class="axis" '
-            f'text-anchor="end">{percent}%</text>'
+            f'<line x1="{LEFT}" y1="{y(tick):.1f}" x2="{WIDTH - RIGHT}" y2="{y(tick):.1f}" '
+            f'class="grid"/><text x="{LEFT - 6}" y="{y(tick) + 4:.1f}" class="axis" '
+            f'text-anchor="end">{tick}%</text>'
         )
-    pass_y = y(float(current.pass_percent))
+    pass_y = y(pass_percent)
     parts.append(
         f'<line x1="{LEFT}" y1="{pass_y:.1f}" x2="{WIDTH - RIGHT}" y2="{pass_y:.1f}" '
         f'class="pass-line"/><text x="{WIDTH - RIGHT}" y="{pass_y - 5:.1f}" class="axis" '
-        f'text-anchor="end">pass {round(current.pass_percent)}%</text>'
+        f'text-anchor="end">pass {round(pass_percent)}%</text>'
     )
-    line = " ".join(f"{x(i):.1f},{y(s.percent):.1f}" for i, s in enumerate(sittings))
+    line = " ".join(f"{x(i):.1f},{y(percent):.1f}" for i, (_, percent) in enumerate(sittings))
     parts.append(f'<polyline points="{line}" class="trend"/>')
-    for index, sitting in enumerate(sittings):
-        is_current = sitting.pk == current.pk
-        px, py = x(index), y(sitting.percent)
+    for index, (started, percent) in enumerate(sittings):
+        is_current = index == current
+        px, py = x(index), y(percent)
         parts.append(
             f'<circle cx="{px:.1f}" cy="{py:.1f}" r="{7 if is_current else 4}" '
             f'class="point{" current" if is_current else ""}"/>'
             f'<text x="{px:.1f}" y="{py - 11:.1f}" text-anchor="middle" class="label">'
-            f"{round(sitting.percent)}%</text>"
+            f"{round(percent)}%</text>"
             f'<text x="{px:.1f}" y="{HEIGHT - 12}" text-anchor="middle" class="axis">'
-            f"{escape(sitting.started_at.strftime('%d %b'))}</text>"
+            f"{escape(started.strftime('%d %b'))}</text>"
         )
     parts.append("</svg>")
     # Built from numbers and escaped text only.

@@ -15,7 +15,8 @@ from django.db.models import Count, ExpressionWrapper, F, FloatField, Max, Outer
 from django.utils import timezone
 
 from progress.accounts.models import User
-from progress.models import Cohort, Membership, MockExam
+from progress.mocks.models import MockExam
+from progress.models import Cohort, Membership
 from progress.practice.models import LearnerDay
 from progress.readiness.models import ExamReadiness
 from progress.readiness.standing import refresh_exam_readiness

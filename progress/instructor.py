@@ -24,8 +24,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from progress import cohorts
 from progress.accounts.models import User
 from progress.forms import CohortForm, CoInstructorForm
-from progress.mocks import report_context
-from progress.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Membership, MockExam
+from progress.mocks.models import MockExam
+from progress.mocks.report import report_context
+from progress.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Membership
 from progress.readiness.standing import standings
 from progress.views import standing_chart
 from questions.markup import quick_snippet

@@ -23,7 +23,7 @@ from courseiva.http import HtmxHttpRequest
 from progress.accounts.models import User
 from progress.charts import daily_chart, readiness_chart
 from progress.forms import HistoryFilterForm, QuizStartForm
-from progress.models import MockExam
+from progress.mocks.models import MockExam
 from progress.practice.models import (
     Attempt,
     LearnerDay,

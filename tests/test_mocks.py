@@ -9,8 +9,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from progress.middleware import DEADLINE_SESSION_KEY
-from progress.models import MockExam, MockItem, largest_remainder
+from progress.engine.forecast import largest_remainder
+from progress.mocks.middleware import DEADLINE_SESSION_KEY
+from progress.mocks.models import MockExam, MockItem
 from progress.practice.models import Attempt, Quiz
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
 

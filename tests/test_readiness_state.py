@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from progress.accounts.models import User
 from progress.engine.learner_model import FEATURES
-from progress.models import MockExam
+from progress.mocks.models import MockExam
 from progress.practice.models import Attempt, Quiz
 from progress.readiness.models import (
     MIN_FIT_ANSWERS,

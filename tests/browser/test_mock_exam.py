@@ -4,7 +4,7 @@ and reads the report."""
 import pytest
 from playwright.sync_api import expect
 
-from progress.models import MockExam
+from progress.mocks.models import MockExam
 from questions.bank import import_document, read_document
 from tests.banks import DEMO_BANK
 from tests.factories import UserFactory

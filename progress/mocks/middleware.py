@@ -4,7 +4,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 from progress.accounts.models import User
-from progress.models import MockExam
+from progress.mocks.models import MockExam
 
 DEADLINE_SESSION_KEY = "mock_deadline"
 

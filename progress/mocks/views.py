@@ -7,7 +7,6 @@ texts only, and the answers are graded when the exam is submitted.
 
 from typing import Any
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -17,32 +16,30 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from progress.accounts.models import User
-from progress.charts import trend_chart
-from progress.middleware import DEADLINE_SESSION_KEY
-from progress.models import MockExam, MockItem, plan_mock
+from progress.accounts.http import AuthenticatedHttpRequest
+from progress.mocks.draw import plan_mock
+from progress.mocks.forms import MockAnswerForm
+from progress.mocks.middleware import DEADLINE_SESSION_KEY
+from progress.mocks.models import MockExam, MockItem
+from progress.mocks.report import report_context
 from progress.practice.models import Quiz, Selection
 from questions.models import Exam, Question
 from questions.pages import QuestionPage, question_page, question_pages
 
 
-def _learner(request: HttpRequest) -> User:
-    user = request.user
-    assert isinstance(user, User)  # login_required ran first
-    return user
-
-
-def _get_mock_for_learner(request: HttpRequest, code: str) -> MockExam:
+def _get_mock_for_learner(request: AuthenticatedHttpRequest, code: str) -> MockExam:
     """The learner's sitting (404 for anyone else's), submitted first if its time ran out."""
     mock = get_object_or_404(
-        MockExam.objects.select_related("exam"), code=code, learner=_learner(request)
+        MockExam.objects.select_related("exam"), code=code, learner=request.user
     )
     if not mock.is_submitted and mock.time_is_up:
         mock.submit(at=mock.deadline)
     return mock
 
 
-def _get_submitted_mock_for_learner(request: HttpRequest, code: str) -> MockExam | None:
+def _get_submitted_mock_for_learner(
+    request: AuthenticatedHttpRequest, code: str
+) -> MockExam | None:
     """The learner's submitted sitting; None while it is still being sat (the caller sends the
     learner back to it)."""
     mock = _get_mock_for_learner(request, code)
@@ -59,40 +56,11 @@ def remember_deadline(request: HttpRequest, mock: MockExam) -> None:
     request.session[DEADLINE_SESSION_KEY] = mock.deadline.timestamp()
 
 
-class MockAnswerForm(forms.Form):
-    """Saves the answer to one question of a sitting: its option keys (none clears it), the
-    flag, and where to go next."""
-
-    flagged = forms.BooleanField(required=False)
-    go = forms.CharField(required=False, max_length=20)
-
-    def __init__(self, page: QuestionPage, item_count: int, data: Any = None) -> None:
-        super().__init__(data)
-        self.page, self.item_count = page, item_count
-        self.posted = data.getlist("choice") if data is not None else []
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        keys = self.page.option_keys
-        if any(key not in keys for key in self.posted):
-            raise forms.ValidationError("That answer is not one of this question's options.")
-        if not self.page.is_multiple and len(self.posted) > 1:
-            raise forms.ValidationError("This question takes one answer: choose one option.")
-        go = data.get("go") or "next"
-        if go not in {"next", "prev", "review"} and not (
-            go.isdigit() and 1 <= int(go) <= self.item_count
-        ):
-            raise forms.ValidationError("Unknown destination.")
-        data["go"] = go
-        data["chosen"] = list(dict.fromkeys(self.posted))
-        return data
-
-
 @require_http_methods(["GET", "POST"])
 @login_required
-def mock_start(request: HttpRequest, exam_slug: str) -> HttpResponse:
+def mock_start(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResponse:
     exam = get_object_or_404(Exam, slug=exam_slug, mock_question_count__isnull=False)
-    learner = _learner(request)
+    learner = request.user
     MockExam.objects.submit_expired(learner)
     current = MockExam.objects.for_learner(learner).in_progress().filter(exam=exam).first()
     if request.method == "POST":
@@ -116,7 +84,7 @@ def mock_start(request: HttpRequest, exam_slug: str) -> HttpResponse:
 
 @require_GET
 @login_required
-def mock_resume(request: HttpRequest, code: str) -> HttpResponse:
+def mock_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     mock = _get_mock_for_learner(request, code)
     if mock.is_submitted:
         return redirect(reverse("mock_report", args=[mock.code]))
@@ -128,11 +96,11 @@ def mock_resume(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def mock_item(request: HttpRequest, code: str, number: int) -> HttpResponse:
+def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> HttpResponse:
     item = get_object_or_404(
         MockItem.objects.select_related("mock__exam", "question"),
         mock__code=code,
-        mock__learner=_learner(request),
+        mock__learner=request.user,
         position=number - 1,
     )
     mock = item.mock
@@ -205,7 +173,7 @@ def _render_mock_item(
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def mock_submit(request: HttpRequest, code: str) -> HttpResponse:
+def mock_submit(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     mock = _get_mock_for_learner(request, code)
     if mock.is_submitted:
         if request.method == "POST":
@@ -228,46 +196,16 @@ def mock_submit(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_GET
 @login_required
-def mock_report(request: HttpRequest, code: str) -> HttpResponse:
+def mock_report(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     mock = _get_submitted_mock_for_learner(request, code)
     if mock is None:
         return redirect(reverse("mock_resume", args=[code]))
     return TemplateResponse(request, "progress/mock_report.html", report_context(mock))
 
 
-def report_context(mock: MockExam) -> dict[str, Any]:
-    """A submitted sitting's report: the score by topic and the learner's trend on the exam
-    (their own page, and their instructors' view of it). Three queries."""
-    items = list(mock.items.values_list("topic_id", "is_correct"))
-    topics = []
-    for topic in mock.exam.topics.order_by("position", "slug"):
-        drawn = [correct for topic_id, correct in items if topic_id == topic.pk]
-        right = sum(1 for correct in drawn if correct)
-        topics.append(
-            {
-                "topic": topic,
-                "drawn": len(drawn),
-                "right": right,
-                "percent": round(100 * right / len(drawn)) if drawn else None,
-            }
-        )
-    history = list(
-        MockExam.objects.filter(
-            learner_id=mock.learner_id, exam=mock.exam, submitted_at__isnull=False
-        ).order_by("started_at")
-    )
-    return {
-        "mock": mock,
-        "topics": topics,
-        "history": history,
-        "chart": trend_chart(history, mock),
-        "wrong": sum(1 for _, correct in items if not correct),
-    }
-
-
 @require_GET
 @login_required
-def mock_review(request: HttpRequest, code: str) -> HttpResponse:
+def mock_review(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     mock = _get_submitted_mock_for_learner(request, code)
     if mock is None:
         return redirect(reverse("mock_resume", args=[code]))
@@ -309,7 +247,7 @@ def mock_review(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def mock_practise_missed(request: HttpRequest, code: str) -> HttpResponse:
+def mock_practise_missed(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     mock = _get_mock_for_learner(request, code)
     if not mock.is_submitted:
         return _time_up_response(request, mock)
@@ -317,7 +255,7 @@ def mock_practise_missed(request: HttpRequest, code: str) -> HttpResponse:
         pk__in=mock.items.exclude(is_correct=True).values("question_id")
     ).order_by("pk")
     quiz = Quiz.objects.start(
-        learner=_learner(request),
+        learner=request.user,
         exam=mock.exam,
         topic=None,
         selection=Selection.ANY,

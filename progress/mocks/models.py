@@ -1,0 +1,210 @@
+"""Mock exams: a sitting drawn to the exam's shape (see `draw`), its items, the deadline kept
+on the server, and the submission that grades it and records its answers once."""
+
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.db import IntegrityError, models, transaction
+from django.db.models import (
+    Exists,
+    OuterRef,
+    Q,
+)
+from django.utils import timezone
+
+from progress.accounts.models import User
+from progress.codes import new_code
+from progress.mocks.draw import draw_questions
+from progress.practice.models import Attempt, Source
+from questions.models import Exam, Option, Question, Topic
+
+
+class MockExamQuerySet(models.QuerySet["MockExam"]):
+    def for_learner(self, learner: User) -> "MockExamQuerySet":
+        return self.filter(learner=learner)
+
+    def in_progress(self) -> "MockExamQuerySet":
+        return self.filter(submitted_at__isnull=True)
+
+    def submitted(self) -> "MockExamQuerySet":
+        return self.filter(submitted_at__isnull=False)
+
+    def submit_expired(self, learner: User) -> int:
+        """Submit, as they stood at their deadline, the learner's mock exams whose time ran out
+        (the learner may never have come back). Returns how many."""
+        expired = list(self.for_learner(learner).in_progress().filter(deadline__lte=timezone.now()))
+        for mock in expired:
+            mock.submit(at=mock.deadline)
+        return len(expired)
+
+    def start(self, *, learner: User, exam: Exam) -> "MockExam":
+        """Resume the learner's mock exam of `exam` in progress, or draw a new one: per topic
+        by the blueprint weights, at random within a topic, questions this learner has not met
+        in earlier mock exams first."""
+        self.submit_expired(learner)
+        current = self.for_learner(learner).in_progress().filter(exam=exam).first()
+        if current is not None:
+            return current
+        seen = Exists(MockItem.objects.filter(mock__learner=learner, question=OuterRef("pk")))
+        chosen = draw_questions(exam, seen)
+        now = timezone.now()
+        minutes = exam.mock_duration_minutes or 0
+        try:
+            with transaction.atomic():
+                mock = self.create(
+                    learner=learner,
+                    exam=exam,
+                    question_count=len(chosen),
+                    duration_minutes=minutes,
+                    pass_percent=exam.mock_pass_percent or Decimal(0),
+                    started_at=now,
+                    deadline=now + timedelta(minutes=minutes),
+                )
+                MockItem.objects.bulk_create(
+                    MockItem(mock=mock, position=position, question=q, topic_id=q.topic_id)
+                    for position, q in enumerate(chosen)
+                )
+        except IntegrityError:  # started in another tab at the same moment: that one wins
+            return self.for_learner(learner).in_progress().get(exam=exam)
+        return mock
+
+
+class MockExam(models.Model):
+    """One sitting of a mock exam. The shape is copied from the exam when it starts, so that
+    a later change of the exam does not change a sitting in progress or its report."""
+
+    code = models.CharField(max_length=20, unique=True, default=new_code, editable=False)
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="mock_exams")
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
+    question_count = models.PositiveSmallIntegerField()
+    duration_minutes = models.PositiveSmallIntegerField()
+    pass_percent = models.DecimalField(max_digits=5, decimal_places=2)
+    started_at = models.DateTimeField()
+    deadline = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    right_count = models.PositiveSmallIntegerField(default=0)
+
+    objects = MockExamQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            # One mock exam in progress per exam and learner: starting again resumes it.
+            models.UniqueConstraint(
+                fields=["learner", "exam"],
+                condition=Q(submitted_at__isnull=True),
+                name="mock_exam_one_in_progress",
+            ),
+        ]
+        indexes = [
+            # The learner's earlier sittings of an exam, for the report's trend.
+            models.Index(fields=["learner", "exam", "started_at"], name="mock_exam_learner_exam"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Mock exam {self.code} of {self.exam_id}"
+
+    @property
+    def is_submitted(self) -> bool:
+        return self.submitted_at is not None
+
+    @property
+    def time_is_up(self) -> bool:
+        return timezone.now() >= self.deadline
+
+    @property
+    def seconds_left(self) -> int:
+        """What the countdown starts from; the server's deadline decides, not the page."""
+        return max(0, int((self.deadline - timezone.now()).total_seconds()))
+
+    @property
+    def percent(self) -> float:
+        return 100 * self.right_count / self.question_count if self.question_count else 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.is_submitted and Decimal(str(self.percent)) >= self.pass_percent
+
+    @property
+    def time_used(self) -> timedelta:
+        end = self.submitted_at or timezone.now()
+        return min(end, self.deadline) - self.started_at
+
+    def submit(self, at: datetime | None = None) -> bool:
+        """Grade every item and record the answers as attempts, once: the first caller to
+        flip `submitted_at` does it, in one transaction; a second (another tab, the deadline
+        sweep) finds it done and returns False. Queries: a fixed handful plus the answered
+        questions' options, fetched in one."""
+        at = at or timezone.now()
+        with transaction.atomic():
+            won = MockExam.objects.filter(pk=self.pk, submitted_at__isnull=True).update(
+                submitted_at=at
+            )
+            if not won:
+                self.refresh_from_db()
+                return False
+            items = list(self.items.select_related("question__topic"))
+            correct: dict[int, set[str]] = {}
+            texts: dict[str, str] = {}
+            for option in Option.objects.filter(
+                question__in=[i.question_id for i in items if i.question_id]
+            ):
+                texts[option.key] = option.text
+                if option.is_correct:
+                    correct.setdefault(option.question_id, set()).add(option.key)
+            attempts = []
+            for item in items:
+                chosen, right = set(item.chosen_keys), correct.get(item.question_id or 0, set())
+                item.is_correct = bool(chosen) and chosen == right
+                if not chosen or item.question is None:
+                    continue  # unanswered: it counts as wrong, but no answer was given
+                attempts.append(
+                    Attempt(
+                        learner_id=self.learner_id,
+                        question=item.question,
+                        question_uid=item.question.uid,
+                        exam_id=self.exam_id,
+                        topic_id=item.topic_id,
+                        chosen=[
+                            {"key": key, "text": texts.get(key, ""), "correct": key in right}
+                            for key in item.chosen_keys
+                        ],
+                        is_correct=item.is_correct,
+                        source=Source.MOCK,
+                        mock_item=item,
+                        answered_at=item.answered_at or at,
+                    )
+                )
+            MockItem.objects.bulk_update(items, ["is_correct"])
+            Attempt.objects.insert_answers(self.learner_id, attempts, counted_at=at)
+            self.right_count = sum(1 for item in items if item.is_correct)
+            self.submitted_at = at
+            MockExam.objects.filter(pk=self.pk).update(right_count=self.right_count)
+        return True
+
+
+class MockItem(models.Model):
+    mock = models.ForeignKey(MockExam, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    question = models.ForeignKey(
+        Question, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # The topic it was drawn for: the report scores by it even if the question moves later.
+    topic = models.ForeignKey(Topic, on_delete=models.SET_NULL, null=True, related_name="+")
+    chosen_keys = models.JSONField(default=list)
+    flagged = models.BooleanField(default=False)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    is_correct = models.BooleanField(null=True)  # set at submission
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            # Its index also serves "the items of this sitting, in order" (the navigator).
+            models.UniqueConstraint(fields=["mock", "position"], name="mock_item_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.mock.code} #{self.position + 1}"
+
+    @property
+    def is_answered(self) -> bool:
+        return bool(self.chosen_keys)

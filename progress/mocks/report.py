@@ -1,0 +1,42 @@
+"""What a submitted sitting's report shows: the score by topic and the learner's trend on the
+exam. The learner's own report page and their instructors' view of it both use it."""
+
+from typing import Any
+
+from progress.charts import trend_chart
+from progress.mocks.models import MockExam
+
+
+def report_context(mock: MockExam) -> dict[str, Any]:
+    """The report's template context. Three queries."""
+    items = list(mock.items.values_list("topic_id", "is_correct"))
+    topics = []
+    for topic in mock.exam.topics.order_by("position", "slug"):
+        drawn = [correct for topic_id, correct in items if topic_id == topic.pk]
+        right = sum(1 for correct in drawn if correct)
+        topics.append(
+            {
+                "topic": topic,
+                "drawn": len(drawn),
+                "right": right,
+                "percent": round(100 * right / len(drawn)) if drawn else None,
+            }
+        )
+    history = list(
+        MockExam.objects.submitted()
+        .filter(learner_id=mock.learner_id, exam=mock.exam)
+        .order_by("started_at")
+    )
+    current = next((i for i, sitting in enumerate(history) if sitting.pk == mock.pk), -1)
+    chart = trend_chart(
+        [(sitting.started_at, sitting.percent) for sitting in history],
+        current,
+        float(mock.pass_percent),
+    )
+    return {
+        "mock": mock,
+        "topics": topics,
+        "history": history,
+        "chart": chart,
+        "wrong": sum(1 for _, correct in items if not correct),
+    }
