@@ -57,7 +57,7 @@ def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
     from import_bank import make_document
 
     from progress.accounts.models import INSTRUCTORS_GROUP, User
-    from progress.models import Cohort, Membership
+    from progress.cohorts.models import Cohort, Membership
     from progress.practice.models import Attempt, LearnerDay
     from progress.readiness.rebuild import rebuild_readiness
     from questions.bank import import_document
@@ -136,7 +136,7 @@ def measure(requests: int) -> dict[str, Any]:
     from django.urls import reverse
 
     from progress.accounts.models import User
-    from progress.models import Cohort, Membership
+    from progress.cohorts.models import Cohort, Membership
     from progress.readiness.models import ExamReadiness
 
     cohort = Cohort.objects.get(name=COHORT_NAME)
@@ -157,7 +157,7 @@ def measure(requests: int) -> dict[str, Any]:
     stored_after = ExamReadiness.objects.filter(exam=cohort.exam).count()
     # Every member with an answer has their figures stored now; the page shows the first
     # PAGE_SIZE of them (every member is sorted, a page is built).
-    from progress.cohorts import PAGE_SIZE
+    from progress.cohorts.table import PAGE_SIZE
 
     page = client.get(url).content.decode()
     shown = len(set(re.findall(r"learner-\d{5}", page)))
@@ -177,7 +177,8 @@ def measure(requests: int) -> dict[str, Any]:
 
 
 def item_statistics() -> dict[str, Any]:
-    from progress.models import ItemStatistic, compute_item_statistics
+    from progress.cohorts.item_statistics import compute_item_statistics
+    from progress.cohorts.models import ItemStatistic
     from progress.practice.models import Attempt
 
     answers = Attempt.objects.count()

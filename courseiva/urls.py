@@ -13,7 +13,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("progress.accounts.urls")),
     path("progress/", include("progress.urls")),
-    path("instructor/", include("progress.instructor_urls")),
+    path("instructor/", include("progress.cohorts.urls")),
     path("", include("questions.urls")),
 ]
 

@@ -24,7 +24,7 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 
 from progress.accounts import admin as accounts_admin  # noqa: F401  (registers the User admin)
-from progress.models import ItemStatistic
+from progress.cohorts.models import ItemStatistic
 from progress.practice.models import ProblemReport, ReportStatus
 from progress.readiness.models import ReadinessFit
 from questions.admin import QuestionAdmin  # registers it: replaced below

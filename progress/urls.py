@@ -1,6 +1,7 @@
 from django.urls import include, path
 
-from progress import instructor, views
+from progress import views
+from progress.cohorts.urls import membership_urlpatterns
 
 urlpatterns = [
     path("", views.progress_home, name="progress_home"),
@@ -10,9 +11,7 @@ urlpatterns = [
     path("quizzes/<str:code>/summary/", views.quiz_summary, name="quiz_summary"),
     path("quizzes/<str:code>/retry/", views.quiz_retry, name="quiz_retry"),
     path("quizzes/<str:code>/<int:number>/", views.quiz_item, name="quiz_item"),
-    path("cohorts/", instructor.my_cohorts, name="my_cohorts"),
-    path("cohorts/join/<str:join_code>/", instructor.cohort_join, name="cohort_join"),
-    path("cohorts/<str:code>/leave/", instructor.cohort_leave, name="cohort_leave"),
     path("", include("progress.mocks.urls")),
+    path("cohorts/", include(membership_urlpatterns)),
     path("", include("progress.notes_urls")),
 ]

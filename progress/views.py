@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from courseiva.http import HtmxHttpRequest
 from progress.accounts.models import User
-from progress.charts import daily_chart, readiness_chart
+from progress.charts import daily_chart
 from progress.forms import HistoryFilterForm, QuizStartForm
 from progress.mocks.models import MockExam
 from progress.practice.models import (
@@ -34,7 +34,7 @@ from progress.practice.models import (
     Selection,
     Source,
 )
-from progress.readiness.standing import ExamStanding, adaptive_question_ids, standings
+from progress.readiness.standing import adaptive_question_ids, standings
 from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
@@ -93,23 +93,10 @@ def progress_home(request: HttpRequest) -> HttpResponse:
             .order_by("-started_at")[:10]
         ),
         "standings": [
-            {"standing": standing, "chart": standing_chart(standing)}
-            for standing in standings(learner)
+            {"standing": standing, "chart": standing.chart()} for standing in standings(learner)
         ],
     }
     return TemplateResponse(request, "progress/home.html", context)
-
-
-def standing_chart(standing: ExamStanding) -> str:
-    pass_percent = float(standing.exam.mock_pass_percent or 0) or None
-    return readiness_chart(
-        [
-            (t.topic.title, t.readiness.percent, t.readiness.low, t.readiness.high)
-            for t in standing.topics
-        ],
-        pass_percent,
-        chart_id=f"readiness-{standing.exam.slug}",
-    )
 
 
 def study_analytics(learner: User, days_shown: int = 30) -> dict[str, Any]:

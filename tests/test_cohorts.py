@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from progress.cohorts.models import Cohort, Membership
 from progress.mocks.models import MockExam
-from progress.models import Cohort, Membership
 from progress.practice.models import LearnerDay, Note
 from progress.readiness.models import ExamReadiness
 from tests.factories import (

@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from progress.accounts.models import INSTRUCTORS_GROUP
-from progress.models import Cohort, ItemStatistic, Membership, compute_item_statistics
+from progress.cohorts.item_statistics import compute_item_statistics
+from progress.cohorts.models import Cohort, ItemStatistic, Membership
 from progress.practice.models import Attempt
 from questions.models import Kind
 from questions.pages import question_page

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.test import RequestFactory
 
 from progress.accounts.models import User
-from progress.models import Cohort
+from progress.cohorts.models import Cohort
 from questions.bank import check_documents, read_document
 from questions.models import Exam, Question, Status
 from tests.banks import DEMO_BANK

@@ -6,7 +6,6 @@ import django.db.models.deletion
 import django.db.models.functions.text
 import django.utils.timezone
 import progress.codes
-import progress.models
 from django.conf import settings
 from django.db import migrations, models
 

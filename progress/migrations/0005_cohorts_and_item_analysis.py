@@ -3,7 +3,7 @@
 import django.db.models.deletion
 import django.utils.timezone
 import progress.codes
-import progress.models
+import progress.cohorts.models
 from django.conf import settings
 from django.db import migrations, models
 
@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
                 ('code', models.CharField(default=progress.codes.new_code, editable=False, max_length=20, unique=True)),
                 ('name', models.CharField(max_length=120)),
                 ('target_date', models.DateField(blank=True, help_text='The day the class means to sit the real exam.', null=True)),
-                ('join_code', models.CharField(default=progress.models.new_join_code, max_length=20, unique=True)),
+                ('join_code', models.CharField(default=progress.cohorts.models.new_join_code, max_length=20, unique=True)),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('exam', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='questions.exam')),
                 ('instructors', models.ManyToManyField(related_name='teaching', to=settings.AUTH_USER_MODEL)),

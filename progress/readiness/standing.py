@@ -11,8 +11,10 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
+from django.utils.safestring import SafeString
 
 from progress.accounts.models import User
+from progress.charts import readiness_chart
 from progress.engine import forecast as forecasting
 from progress.engine import learner_model
 from progress.engine.forecast import largest_remainder
@@ -52,6 +54,18 @@ class ExamStanding:
     @property
     def pass_shown(self) -> bool:
         return self.forecast is not None and not self.missing and self.forecast.questions > 0
+
+    def chart(self) -> SafeString:
+        """Readiness per topic, weakest first, as an SVG chart against the pass mark."""
+        pass_percent = float(self.exam.mock_pass_percent or 0) or None
+        return readiness_chart(
+            [
+                (t.topic.title, t.readiness.percent, t.readiness.low, t.readiness.high)
+                for t in self.topics
+            ],
+            pass_percent,
+            chart_id=f"readiness-{self.exam.slug}",
+        )
 
     def topic(self, topic_id: int) -> TopicStanding | None:
         return next((t for t in self.topics if t.topic.pk == topic_id), None)

@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from progress.cohorts.item_statistics import compute_item_statistics
 from progress.management.progress import progress_line
-from progress.models import compute_item_statistics
 from progress.practice.models import Attempt
 
 

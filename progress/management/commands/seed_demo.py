@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from progress.accounts.models import User, instructors_group
-from progress.models import Cohort, Membership
+from progress.cohorts.models import Cohort, Membership
 from questions.bank import BankError, import_document, read_document
 from questions.models import Exam
 

@@ -15,8 +15,8 @@ from django.db.models import Count, ExpressionWrapper, F, FloatField, Max, Outer
 from django.utils import timezone
 
 from progress.accounts.models import User
+from progress.cohorts.models import Cohort, Membership
 from progress.mocks.models import MockExam
-from progress.models import Cohort, Membership
 from progress.practice.models import LearnerDay
 from progress.readiness.models import ExamReadiness
 from progress.readiness.standing import refresh_exam_readiness
@@ -135,9 +135,11 @@ def _summaries(cohort: Cohort, today: date) -> list[_Summary]:
         .annotate(total=Sum("answers"))
         .values("total")
     )
-    mocks = MockExam.objects.filter(
-        learner=learner, exam=cohort.exam, submitted_at__isnull=False, question_count__gt=0
-    ).order_by()
+    mocks = (
+        MockExam.objects.submitted()
+        .filter(learner=learner, exam=cohort.exam, question_count__gt=0)
+        .order_by()
+    )
     percent = ExpressionWrapper(100.0 * F("right_count") / F("question_count"), FloatField())
     rows = (
         Membership.objects.filter(cohort=cohort)

@@ -14,48 +14,42 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from progress import cohorts
+from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
-from progress.forms import CohortForm, CoInstructorForm
+from progress.cohorts.forms import CohortForm, CoInstructorForm
+from progress.cohorts.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Membership
+from progress.cohorts.table import BANDS, SORTS, cohort_table, csv_rows, topic_spreads
 from progress.mocks.models import MockExam
 from progress.mocks.report import report_context
-from progress.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Membership
 from progress.readiness.standing import standings
-from progress.views import standing_chart
 from questions.markup import quick_snippet
 from questions.models import Exam, Option
 
 
-def _user(request: HttpRequest) -> User:
-    user = request.user
-    assert isinstance(user, User)  # login_required ran first
-    return user
-
-
-def _instructor(request: HttpRequest) -> User:
+def _instructor(request: AuthenticatedHttpRequest) -> User:
     """The signed-in user, who must be an instructor or an admin (403 otherwise)."""
-    user = _user(request)
+    user = request.user
     if not (user.is_superuser or user.is_instructor):
         raise PermissionDenied("Only instructors follow cohorts.")
     return user
 
 
-def _get_cohort_for_instructor(request: HttpRequest, code: str) -> Cohort:
+def _get_cohort_for_instructor(request: AuthenticatedHttpRequest, code: str) -> Cohort:
     """One of the user's cohorts (any, for an admin); a 404 for everyone else."""
     return get_object_or_404(
-        Cohort.objects.for_instructor(_user(request)).select_related("exam"), code=code
+        Cohort.objects.for_instructor(request.user).select_related("exam"), code=code
     )
 
 
 def _get_member_for_instructor(
-    request: HttpRequest, code: str, username: str
+    request: AuthenticatedHttpRequest, code: str, username: str
 ) -> tuple[Cohort, User]:
     """A learner of one of the user's cohorts, with that cohort; a 404 otherwise."""
     cohort = _get_cohort_for_instructor(request, code)
@@ -67,11 +61,13 @@ def _get_member_for_instructor(
 
 @require_GET
 @login_required
-def instructor_home(request: HttpRequest) -> HttpResponse:
+def instructor_home(request: AuthenticatedHttpRequest) -> HttpResponse:
     return _render_home(request, CohortForm())
 
 
-def _render_home(request: HttpRequest, form: CohortForm, status: int = 200) -> HttpResponse:
+def _render_home(
+    request: AuthenticatedHttpRequest, form: CohortForm, status: int = 200
+) -> HttpResponse:
     user = _instructor(request)
     mine = (
         Cohort.objects.for_instructor(user)
@@ -85,7 +81,7 @@ def _render_home(request: HttpRequest, form: CohortForm, status: int = 200) -> H
 
 @require_POST
 @login_required
-def cohort_create(request: HttpRequest) -> HttpResponse:
+def cohort_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     user = _instructor(request)
     form = CohortForm(request.POST)
     if not form.is_valid():
@@ -99,21 +95,21 @@ def cohort_create(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @login_required
-def cohort_detail(request: HttpRequest, code: str) -> HttpResponse:
+def cohort_detail(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     cohort = _get_cohort_for_instructor(request, code)
     return _render_cohort(request, cohort, CoInstructorForm(cohort=cohort))
 
 
 def _render_cohort(
-    request: HttpRequest, cohort: Cohort, co_form: CoInstructorForm, status: int = 200
+    request: AuthenticatedHttpRequest, cohort: Cohort, co_form: CoInstructorForm, status: int = 200
 ) -> HttpResponse:
     sort = request.GET.get("sort", "")
     descending = request.GET.get("order") == "desc"
-    table = cohorts.cohort_table(
+    table = cohort_table(
         cohort, sort=sort, descending=descending, page_number=request.GET.get("page")
     )
     rows, topics = table.rows, table.topics
-    columns = [(key, label) for key, (label, _) in cohorts.SORTS.items() if key != "name"]
+    columns = [(key, label) for key, (label, _) in SORTS.items() if key != "name"]
     query = request.GET.copy()
     query.pop("page", None)
     context: dict[str, Any] = {
@@ -127,7 +123,7 @@ def _render_cohort(
         "sort": sort,
         "descending": descending,
         "columns": columns,
-        "bands": cohorts.BANDS,
+        "bands": BANDS,
         "join_link": request.build_absolute_uri(cohort.join_url()),
         "instructors": list(cohort.instructors.order_by("username")),
         "co_form": co_form,
@@ -137,28 +133,28 @@ def _render_cohort(
 
 @require_GET
 @login_required
-def cohort_topics(request: HttpRequest, code: str) -> HttpResponse:
+def cohort_topics(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     cohort = _get_cohort_for_instructor(request, code)
-    rows = cohorts.cohort_table(cohort, page_size=None).rows
-    context = {"cohort": cohort, "spreads": cohorts.topic_spreads(rows), "learners": len(rows)}
+    rows = cohort_table(cohort, page_size=None).rows
+    context = {"cohort": cohort, "spreads": topic_spreads(rows), "learners": len(rows)}
     return TemplateResponse(request, "progress/cohort_topics.html", context)
 
 
 @require_GET
 @login_required
-def cohort_export(request: HttpRequest, code: str) -> HttpResponse:
+def cohort_export(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     cohort = _get_cohort_for_instructor(request, code)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     filename = f"cohort-{cohort.code}-{timezone.localdate():%Y-%m-%d}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    rows = cohorts.cohort_table(cohort, page_size=None).rows
-    csv.writer(response).writerows(cohorts.csv_rows(rows))
+    rows = cohort_table(cohort, page_size=None).rows
+    csv.writer(response).writerows(csv_rows(rows))
     return response
 
 
 @require_POST
 @login_required
-def cohort_regenerate(request: HttpRequest, code: str) -> HttpResponse:
+def cohort_regenerate(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     cohort = _get_cohort_for_instructor(request, code)
     cohort.regenerate_join_code()
     messages.success(request, "New join code: the old link no longer works.")
@@ -167,7 +163,7 @@ def cohort_regenerate(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def cohort_add_instructor(request: HttpRequest, code: str) -> HttpResponse:
+def cohort_add_instructor(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     cohort = _get_cohort_for_instructor(request, code)
     form = CoInstructorForm(request.POST, cohort=cohort)
     if not form.is_valid():
@@ -180,7 +176,9 @@ def cohort_add_instructor(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def cohort_remove_learner(request: HttpRequest, code: str, username: str) -> HttpResponse:
+def cohort_remove_learner(
+    request: AuthenticatedHttpRequest, code: str, username: str
+) -> HttpResponse:
     cohort, learner = _get_member_for_instructor(request, code, username)
     Membership.objects.filter(cohort=cohort, learner=learner).delete()
     messages.success(request, f"{learner.get_username()} is no longer in this cohort.")
@@ -189,21 +187,22 @@ def cohort_remove_learner(request: HttpRequest, code: str, username: str) -> Htt
 
 @require_GET
 @login_required
-def cohort_learner(request: HttpRequest, code: str, username: str) -> HttpResponse:
+def cohort_learner(request: AuthenticatedHttpRequest, code: str, username: str) -> HttpResponse:
     """The learner's readiness on the cohort's exam as they see it, and their mock exams of
     that exam. Nothing of other exams, and never their notes."""
     cohort, learner = _get_member_for_instructor(request, code, username)
     standing = standings(learner, [cohort.exam])[0]
     mocks = list(
         MockExam.objects.for_learner(learner)
-        .filter(exam=cohort.exam, submitted_at__isnull=False)
+        .submitted()
+        .filter(exam=cohort.exam)
         .order_by("-started_at")
     )
     context = {
         "cohort": cohort,
         "learner": learner,
         "standing": standing,
-        "chart": standing_chart(standing),
+        "chart": standing.chart(),
         "mocks": mocks,
     }
     return TemplateResponse(request, "progress/cohort_learner.html", context)
@@ -212,15 +211,14 @@ def cohort_learner(request: HttpRequest, code: str, username: str) -> HttpRespon
 @require_GET
 @login_required
 def cohort_learner_mock(
-    request: HttpRequest, code: str, username: str, mock_code: str
+    request: AuthenticatedHttpRequest, code: str, username: str, mock_code: str
 ) -> HttpResponse:
     cohort, learner = _get_member_for_instructor(request, code, username)
     mock = get_object_or_404(
-        MockExam.objects.select_related("exam"),
+        MockExam.objects.submitted().select_related("exam"),
         code=mock_code,
         learner=learner,
         exam=cohort.exam,
-        submitted_at__isnull=False,
     )
     context = {
         **report_context(mock),
@@ -236,9 +234,9 @@ def cohort_learner_mock(
 
 @require_GET
 @login_required
-def my_cohorts(request: HttpRequest) -> HttpResponse:
+def my_cohorts(request: AuthenticatedHttpRequest) -> HttpResponse:
     memberships = (
-        Membership.objects.filter(learner=_user(request))
+        Membership.objects.filter(learner=request.user)
         .select_related("cohort__exam")
         .prefetch_related("cohort__instructors")
         .order_by("-joined_at")
@@ -248,10 +246,10 @@ def my_cohorts(request: HttpRequest) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def cohort_join(request: HttpRequest, join_code: str) -> HttpResponse:
+def cohort_join(request: AuthenticatedHttpRequest, join_code: str) -> HttpResponse:
     """GET: what joining means (who will see what); POST: join."""
     cohort = get_object_or_404(Cohort.objects.select_related("exam"), join_code=join_code)
-    learner = _user(request)
+    learner = request.user
     if Membership.objects.filter(cohort=cohort, learner=learner).exists():
         messages.info(request, f"You are already in {cohort.name}.")
         return redirect(reverse("my_cohorts"))
@@ -269,9 +267,9 @@ def cohort_join(request: HttpRequest, join_code: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def cohort_leave(request: HttpRequest, code: str) -> HttpResponse:
+def cohort_leave(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     membership = get_object_or_404(
-        Membership.objects.select_related("cohort"), cohort__code=code, learner=_user(request)
+        Membership.objects.select_related("cohort"), cohort__code=code, learner=request.user
     )
     membership.delete()
     messages.success(request, f"You left {membership.cohort.name}.")
@@ -292,7 +290,7 @@ ITEM_SORTS = {
 
 @require_GET
 @login_required
-def item_analysis(request: HttpRequest, exam_slug: str) -> HttpResponse:
+def item_analysis(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResponse:
     """Per question of the exam, the stored statistics over everyone, or over one of the
     user's cohorts (`?cohort=CODE`): instructors and admins only. Questions with flags come
     first unless another order is asked for. Fixed queries, whatever the number of rows."""

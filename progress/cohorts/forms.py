@@ -1,0 +1,35 @@
+from typing import Any
+
+from django import forms
+
+from progress.accounts.models import User
+from progress.cohorts.models import Cohort
+
+
+class CohortForm(forms.ModelForm["Cohort"]):
+    class Meta:
+        model = Cohort
+        fields = ["name", "exam", "target_date"]
+        widgets = {"target_date": forms.DateInput(attrs={"type": "date"})}
+        labels = {"target_date": "Target exam date (optional)"}
+
+
+class CoInstructorForm(forms.Form):
+    username = forms.CharField(label="Username of the co-instructor", max_length=150)
+
+    def __init__(self, *args: Any, cohort: "Cohort", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cohort = cohort
+
+    def clean_username(self) -> "User":
+        name = self.cleaned_data["username"].strip()
+        user = User.objects.filter(username__iexact=name).first()
+        if user is None:
+            raise forms.ValidationError(f"There is no user called {name!r}.")
+        if not user.is_instructor:
+            raise forms.ValidationError(
+                f"{user.get_username()} is not an instructor: an admin gives the role first."
+            )
+        if self.cohort.instructors.filter(pk=user.pk).exists():
+            raise forms.ValidationError(f"{user.get_username()} already follows this cohort.")
+        return user

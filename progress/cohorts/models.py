@@ -1,0 +1,147 @@
+"""Cohorts: a class preparing for one exam, its instructors and its learners (memberships), and
+the item statistics of the exam's questions, stored for everyone and per cohort."""
+
+import secrets
+
+from django.db import models
+from django.db.models import (
+    Q,
+)
+from django.urls import reverse
+from django.utils import timezone
+
+from progress.accounts.models import User
+from progress.codes import new_code
+from questions.models import Exam, Question
+
+
+def new_join_code() -> str:
+    # Short enough to read out in a classroom, long enough not to be guessed.
+    return secrets.token_urlsafe(6)
+
+
+class CohortQuerySet(models.QuerySet["Cohort"]):
+    def for_instructor(self, user: User) -> "CohortQuerySet":
+        """The cohorts `user` may see as an instructor: their own; every cohort for an admin."""
+        if user.is_superuser:
+            return self.all()
+        return self.filter(instructors=user)
+
+
+class Cohort(models.Model):
+    """A class preparing for one exam, followed by one or more instructors. Learners join
+    with the join code (which an instructor can replace) and may leave."""
+
+    code = models.CharField(max_length=20, unique=True, default=new_code, editable=False)
+    name = models.CharField(max_length=120)
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
+    target_date = models.DateField(
+        null=True, blank=True, help_text="The day the class means to sit the real exam."
+    )
+    join_code = models.CharField(max_length=20, unique=True, default=new_join_code)
+    instructors = models.ManyToManyField(User, related_name="teaching")
+    learners = models.ManyToManyField(User, through="Membership", related_name="cohorts")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = CohortQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.exam_id})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("cohort_detail", args=[self.code])
+
+    def join_url(self) -> str:
+        return reverse("cohort_join", args=[self.join_code])
+
+    def regenerate_join_code(self) -> None:
+        """A new join code: the old link stops working; learners who joined stay."""
+        self.join_code = new_join_code()
+        Cohort.objects.filter(pk=self.pk).update(join_code=self.join_code)
+
+
+class Membership(models.Model):
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="memberships")
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memberships")
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # Its index also serves "the learners of this cohort".
+            models.UniqueConstraint(fields=["cohort", "learner"], name="membership_once"),
+        ]
+        indexes = [
+            # "Your cohorts" on the learner's page.
+            models.Index(fields=["learner"], name="membership_learner"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id} in {self.cohort_id}"
+
+
+# Below this many learners, a question's figures are shown but not flagged: too few to judge.
+MIN_FLAG_LEARNERS = 10
+
+
+class ItemStatistic(models.Model):
+    """A question's statistics over the attempts of everyone (cohort empty) or of one cohort's
+    learners, as `compute_item_statistics` last computed them (pages read these, never the
+    attempts). Facility and discrimination are over each learner's first answer to the
+    question, as in a test: facility is the share right; discrimination is the correlation
+    of that answer with the learner's score on the exam's other questions (the "rest of the
+    test" of Moodle's quiz statistics)."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="statistics")
+    cohort = models.ForeignKey(
+        Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    attempts = models.PositiveIntegerField(default=0)  # every answer, repeats included
+    learners = models.PositiveIntegerField(default=0)  # learners with a first answer
+    facility = models.FloatField(null=True)  # 0..1
+    discrimination = models.FloatField(null=True)  # -1..1; None when it cannot be computed
+    # Option key -> how many answers chose it (an answer may choose several).
+    option_counts = models.JSONField(default=dict)
+    median_seconds = models.FloatField(null=True)
+    flags = models.JSONField(default=list)  # [[code, reason], ...]
+    flagged = models.BooleanField(default=False)  # any flag: what "flags first" sorts on
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            # Its index also serves "this cohort's figures for these questions".
+            models.UniqueConstraint(fields=["cohort", "question"], name="item_statistic_once"),
+            models.UniqueConstraint(
+                fields=["question"],
+                condition=Q(cohort__isnull=True),
+                name="item_statistic_once_overall",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Statistics of {self.question_id} ({self.cohort_id or 'everyone'})"
+
+    @property
+    def flag_codes(self) -> list[str]:
+        return [code for code, _ in self.flags]
+
+
+def item_flags(
+    learners: int, facility: float | None, discrimination: float | None
+) -> list[list[str]]:
+    """[code, reason] for a question whose figures look wrong; none below MIN_FLAG_LEARNERS."""
+    if learners < MIN_FLAG_LEARNERS or facility is None:
+        return []
+    flags = []
+    if discrimination is not None and discrimination < 0:
+        flags.append(
+            [
+                "check-key",
+                f"check the key: learners who do well on the rest of the exam get it wrong "
+                f"more often (discrimination {discrimination:+.2f})",
+            ]
+        )
+    if facility < 0.10:
+        flags.append(["too-hard", f"too hard: {facility:.0%} right (or the key is wrong)"])
+    elif facility > 0.95:
+        flags.append(["too-easy", f"too easy: {facility:.0%} right"])
+    return flags
