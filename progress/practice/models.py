@@ -572,10 +572,22 @@ class LearnerDay(models.Model):
         return f"{self.learner_id} on {self.day}: {self.right}/{self.answers}"
 
 
+class BookmarkQuerySet(models.QuerySet["Bookmark"]):
+    def set(self, learner: User, question: Question, on: bool) -> None:
+        """Bookmark the question or not. Idempotent: a double click or two tabs leave one
+        bookmark (the unique constraint settles a race inside get_or_create)."""
+        if on:
+            self.get_or_create(learner=learner, question=question)
+        else:
+            self.filter(learner=learner, question=question).delete()
+
+
 class Bookmark(models.Model):
     learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="bookmarks")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = BookmarkQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -587,11 +599,28 @@ class Bookmark(models.Model):
         return f"{self.learner} ★ {self.question_id}"
 
 
+class NoteQuerySet(models.QuerySet["Note"]):
+    def write(self, learner: User, question: Question, text: str) -> "Note | None":
+        """Save the learner's note on the question; empty text deletes it. Returns the note,
+        or None when there is none now."""
+        if not text:
+            self.filter(learner=learner, question=question).delete()
+            return None
+        note, _ = self.update_or_create(
+            learner=learner,
+            question=question,
+            defaults={"text": text, "updated_at": timezone.now()},
+        )
+        return note
+
+
 class Note(models.Model):
     learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="notes")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
     text = models.TextField(max_length=5000)
     updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = NoteQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -1,7 +1,11 @@
-"""The learner's pages: their dashboard, practice quizzes and answer history.
+"""The practice pages: quizzes, the answer history, bookmarks, and the learner's note, bookmark
+and problem report on a question.
 
 Every view is for a signed-in learner and reaches rows only through that learner: another
-learner's quiz is a 404, never a 403, so that codes are not confirmed.
+learner's quiz is a 404, never a 403, so that codes are not confirmed. Nothing a learner posts
+about a question names another learner's row (the question's uid and the signed-in learner
+find it), and a question a learner may not see (a draft, one in review, an unknown uid) is a
+404 on every URL here.
 """
 
 import random
@@ -11,145 +15,73 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Count, Sum
-from django.http import Http404, HttpRequest, HttpResponse
+from django.db.models import OuterRef, Subquery
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from courseiva.http import HtmxHttpRequest
+from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
-from progress.charts import daily_chart
-from progress.forms import HistoryFilterForm, QuizStartForm
-from progress.mocks.models import MockExam
+from progress.practice.forms import HistoryFilterForm, NoteForm, QuizStartForm, ReportForm
 from progress.practice.models import (
     Attempt,
-    LearnerDay,
+    Bookmark,
     Note,
+    ProblemReport,
     Quiz,
     QuizItem,
-    ReviewCard,
     Selection,
     Source,
 )
-from progress.readiness.standing import adaptive_question_ids, standings
+from progress.practice.question_page import Panel
+from progress.readiness.standing import adaptive_question_ids
 from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
-from questions.models import Exam, Question, Topic
+from questions.models import Exam, Question, Status, Topic
 from questions.pages import QuestionPage, question_page
+from questions.views import render_question
 
 HISTORY_PAGE_SIZE = 25
-# Days of daily totals read for the streak: a longer streak shows as this many days.
-STREAK_HORIZON_DAYS = 400
+BOOKMARKS_PAGE_SIZE = 25
 QUESTION_TEMPLATE = "questions/question.html"
+PANEL_TEMPLATE = "progress/_question_panel.html"
 
 
-def _learner(request: HttpRequest) -> User:
-    user = request.user
-    assert isinstance(user, User)  # login_required ran first
-    return user
-
-
-def _get_quiz_for_learner(request: HttpRequest, code: str) -> Quiz:
+def _get_quiz_for_learner(request: AuthenticatedHttpRequest, code: str) -> Quiz:
     return get_object_or_404(
-        Quiz.objects.select_related("exam", "topic"), code=code, learner=_learner(request)
+        Quiz.objects.select_related("exam", "topic"), code=code, learner=request.user
     )
 
 
-def _get_item_for_learner(request: HttpRequest, code: str, number: int) -> QuizItem:
+def _get_item_for_learner(request: AuthenticatedHttpRequest, code: str, number: int) -> QuizItem:
     """Item `number` (1-based) of the learner's quiz, with its quiz, question and attempt."""
     return get_object_or_404(
         QuizItem.objects.select_related("quiz__exam", "quiz__topic", "question", "attempt"),
         quiz__code=code,
-        quiz__learner=_learner(request),
+        quiz__learner=request.user,
         position=number - 1,
     )
 
 
-@require_GET
-@login_required
-def progress_home(request: HttpRequest) -> HttpResponse:
-    learner = _learner(request)
-    quizzes = Quiz.objects.for_learner(learner).select_related("exam", "topic")
-    context = {
-        "learner": learner,
-        "analytics": study_analytics(learner),
-        "open_quizzes": list(quizzes.in_progress().order_by("-created_at")[:10]),
-        "finished_quizzes": list(
-            quizzes.filter(finished_at__isnull=False).order_by("-finished_at")[:10]
-        ),
-        "due_reviews": list(
-            ReviewCard.objects.due(learner)
-            .values("question__topic__exam__slug", "question__topic__exam__code")
-            .annotate(count=Count("pk"))
-            .order_by("question__topic__exam__code")
-        ),
-        "mocks": list(
-            MockExam.objects.for_learner(learner)
-            .select_related("exam")
-            .order_by("-started_at")[:10]
-        ),
-        "standings": [
-            {"standing": standing, "chart": standing.chart()} for standing in standings(learner)
-        ],
-    }
-    return TemplateResponse(request, "progress/home.html", context)
+def _get_question_for_learner(request: AuthenticatedHttpRequest, uid: str) -> tuple[User, Question]:
+    """The signed-in learner and the question `uid`; drafts and questions in review exist
+    only for staff, as on the question page. One query."""
+    learner = request.user
+    questions = Question.objects.all() if learner.is_staff else Question.objects.published()
+    return learner, get_object_or_404(questions, uid=uid)
 
 
-def study_analytics(learner: User, days_shown: int = 30) -> dict[str, Any]:
-    """Totals, the current streak and the last days' answers, from the stored daily totals
-    (never from the attempts). Two queries."""
-    today = timezone.localdate()
-    recent = {
-        row.day: row
-        for row in LearnerDay.objects.filter(
-            learner=learner, day__gt=today - timedelta(days=STREAK_HORIZON_DAYS)
-        )
-    }
-    totals = LearnerDay.objects.filter(learner=learner).aggregate(
-        answers=Sum("answers"),
-        right=Sum("right"),
-        timed=Sum("timed_answers"),
-        seconds=Sum("seconds"),
-    )
-    # The streak counts back from today, or from yesterday when today has no answer yet.
-    day = today if today in recent else today - timedelta(days=1)
-    streak = 0
-    while day in recent and recent[day].answers:
-        streak += 1
-        day -= timedelta(days=1)
-    series: list[dict[str, Any]] = []
-    for offset in range(days_shown - 1, -1, -1):
-        day = today - timedelta(days=offset)
-        row = recent.get(day)
-        series.append(
-            {
-                "day": day,
-                "label": day.strftime("%d %b"),
-                "answers": row.answers if row else 0,
-                "right": row.right if row else 0,
-                "accuracy": round(100 * row.right / row.answers) if row and row.answers else None,
-            }
-        )
-    answers = totals["answers"] or 0
-    return {
-        "answers": answers,
-        "accuracy": round(100 * (totals["right"] or 0) / answers) if answers else None,
-        "seconds_per_answer": round((totals["seconds"] or 0) / totals["timed"])
-        if totals["timed"]
-        else None,
-        "streak": streak,
-        "series": series,
-        "chart": daily_chart([(d["label"], d["answers"], d["right"]) for d in series]),
-    }
+def _question_url(question: Question) -> str:
+    return reverse("question_detail", args=[question.uid])
 
 
 @require_http_methods(["GET", "POST"])
 @login_required
-def quiz_start(request: HttpRequest) -> HttpResponse:
+def quiz_start(request: AuthenticatedHttpRequest) -> HttpResponse:
     """GET: the start form (the topic and exam pages embed it). POST: draw the questions."""
     if request.method == "GET":
         form = QuizStartForm(initial={**request.GET.dict()})
@@ -158,7 +90,7 @@ def quiz_start(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return TemplateResponse(request, "progress/quiz_start.html", {"form": form}, status=400)
     data = form.cleaned_data
-    learner, exam, topic = _learner(request), data["exam_row"], data["topic_row"]
+    learner, exam, topic = request.user, data["exam_row"], data["topic_row"]
     drawn = None
     if data["selection"] == Selection.ADAPTIVE:
         # The learner model chooses, from where the learner stands (one query for their
@@ -184,7 +116,7 @@ def quiz_start(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @login_required
-def quiz_resume(request: HttpRequest, code: str) -> HttpResponse:
+def quiz_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     """Where the learner left off: the first unanswered question, or the summary."""
     quiz = _get_quiz_for_learner(request, code)
     item = quiz.next_item()
@@ -196,7 +128,7 @@ def quiz_resume(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @login_required
-def quiz_item(request: HtmxHttpRequest, code: str, number: int) -> HttpResponse:
+def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> HttpResponse:
     item = _get_item_for_learner(request, code, number)
     quiz = item.quiz
     if item.question is None:
@@ -211,7 +143,7 @@ def quiz_item(request: HtmxHttpRequest, code: str, number: int) -> HttpResponse:
         if not form.is_valid():
             return _render_item(request, item, page, form, status=400)
         attempt, _ = Attempt.objects.record(
-            learner=_learner(request),
+            learner=request.user,
             page=page,
             grade=page.grade(form.chosen_keys),
             source=Source.QUIZ,
@@ -227,7 +159,7 @@ def quiz_item(request: HtmxHttpRequest, code: str, number: int) -> HttpResponse:
 
 
 def _render_item(
-    request: HtmxHttpRequest,
+    request: AuthenticatedHttpRequest,
     item: QuizItem,
     page: QuestionPage,
     form: AnswerForm,
@@ -262,7 +194,7 @@ def _render_item(
 
 @require_GET
 @login_required
-def quiz_summary(request: HttpRequest, code: str) -> HttpResponse:
+def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     quiz = _get_quiz_for_learner(request, code)
     items = list(quiz.items.select_related("question", "attempt").order_by("position"))
     answered = [item for item in items if getattr(item, "attempt", None) is not None]
@@ -293,7 +225,7 @@ def quiz_summary(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 @login_required
-def quiz_retry(request: HttpRequest, code: str) -> HttpResponse:
+def quiz_retry(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     quiz = _get_quiz_for_learner(request, code)
     retry = quiz.retry_missed()
     if retry is None:
@@ -304,8 +236,8 @@ def quiz_retry(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_GET
 @login_required
-def history(request: HttpRequest) -> HttpResponse:
-    learner = _learner(request)
+def history(request: AuthenticatedHttpRequest) -> HttpResponse:
+    learner = request.user
     form = HistoryFilterForm(request.GET)
     attempts = (
         Attempt.objects.for_learner(learner)
@@ -355,3 +287,96 @@ def history(request: HttpRequest) -> HttpResponse:
         "query": query.urlencode(),
     }
     return TemplateResponse(request, "progress/history.html", context, status=status)
+
+
+@require_POST
+@login_required
+def toggle_bookmark(request: AuthenticatedHttpRequest, uid: str) -> HttpResponse:
+    """Posts the wanted state ("bookmarked" 1 or 0), so that a repeated post does not flip it
+    back; without it, flips the current state."""
+    learner, question = _get_question_for_learner(request, uid)
+    wanted = request.POST.get("bookmarked")
+    if wanted not in (None, "0", "1"):
+        return HttpResponseBadRequest("bookmarked must be 0 or 1")
+    if wanted is None:
+        on = not Bookmark.objects.filter(learner=learner, question=question).exists()
+    else:
+        on = wanted == "1"
+    Bookmark.objects.set(learner, question, on)
+    if request.htmx:
+        panel = Panel.of(learner, question.pk, question.uid)
+        return TemplateResponse(request, PANEL_TEMPLATE + "#bookmark", {"panel": panel})
+    messages.success(request, "Bookmarked." if on else "Bookmark removed.")
+    return HttpResponseRedirect(_question_url(question))
+
+
+@require_POST
+@login_required
+def save_note(request: AuthenticatedHttpRequest, uid: str) -> HttpResponse:
+    learner, question = _get_question_for_learner(request, uid)
+    form = NoteForm(request.POST)
+    if not form.is_valid():
+        panel = Panel.of(learner, question.pk, question.uid, note_form=form)
+        if request.htmx:
+            return TemplateResponse(request, PANEL_TEMPLATE + "#note", {"panel": panel}, status=400)
+        return _question_page_with_panel(request, question, panel, status=400)
+    note = Note.objects.write(learner, question, form.cleaned_data["text"])
+    status = "Note saved." if note else "Note deleted."
+    if request.htmx:
+        panel = Panel.of(learner, question.pk, question.uid, status=status)
+        return TemplateResponse(request, PANEL_TEMPLATE + "#note", {"panel": panel})
+    messages.success(request, status)
+    return HttpResponseRedirect(_question_url(question))
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def report_problem(request: AuthenticatedHttpRequest, uid: str) -> HttpResponse:
+    learner, question = _get_question_for_learner(request, uid)
+    form = ReportForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        ProblemReport.objects.create(
+            question=question,
+            reporter=learner,
+            kind=form.cleaned_data["kind"],
+            details=form.cleaned_data["details"],
+        )
+        messages.success(request, "Thank you: your report was sent to the question's curators.")
+        return HttpResponseRedirect(_question_url(question))
+    context = {"question": question, "snippet": quick_snippet(question.stem, 200), "form": form}
+    status = 400 if form.is_bound else 200
+    return TemplateResponse(request, "progress/report.html", context, status=status)
+
+
+@require_GET
+@login_required
+def bookmarks(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The learner's bookmarked questions, newest first, with their notes. Two queries (count
+    and page) whatever the number of bookmarks."""
+    learner = request.user
+    note = Note.objects.filter(learner=learner, question=OuterRef("question"))
+    rows = (
+        Bookmark.objects.filter(learner=learner)
+        .select_related("question__topic__exam")
+        .annotate(note_text=Subquery(note.values("text")[:1]))
+        .order_by("-created_at", "-pk")
+    )
+    if not learner.is_staff:
+        # A question taken back to draft stays bookmarked but is not shown until it returns.
+        rows = rows.filter(question__status=Status.PUBLISHED)
+    page = Paginator(rows, BOOKMARKS_PAGE_SIZE).get_page(request.GET.get("page"))
+    items = [
+        (bookmark, quick_snippet(bookmark.question.stem, 200)) for bookmark in page.object_list
+    ]
+    return TemplateResponse(request, "progress/bookmarks.html", {"page": page, "items": items})
+
+
+def _question_page_with_panel(
+    request: AuthenticatedHttpRequest, question: Question, panel: Panel, status: int
+) -> HttpResponse:
+    """The whole question page with this panel (a plain post with an invalid note: the learner
+    gets their text back with the reason)."""
+    page = question_page(question.uid)
+    if page is None:  # deleted since the access check
+        return HttpResponseRedirect(reverse("home"))
+    return render_question(request, page, AnswerForm(page), {"panel": panel}, status=status)

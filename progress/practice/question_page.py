@@ -3,15 +3,17 @@ an answer and makes it count once, the recorded attempt, and the learner's panel
 note, report); on exam and topic pages, the learner's readiness."""
 
 import secrets
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.core import signing
+from django.db.models import Exists, OuterRef, Subquery
 from django.http import HttpRequest
 from django.utils import timezone
 
-from progress import notes
 from progress.accounts.models import User
-from progress.practice.models import Attempt, Source
+from progress.practice.forms import NoteForm
+from progress.practice.models import Attempt, Bookmark, Note, Source
 from progress.readiness.standing import standings
 from questions.forms import AnswerForm
 from questions.models import Exam, Grade
@@ -41,18 +43,63 @@ def read_serve_token(token: str, page: QuestionPage) -> tuple[str, datetime | No
     return str(payload.get("n", "")), served
 
 
+@dataclass
+class Panel:
+    """The learner's panel under one question (templates/progress/_question_panel.html)."""
+
+    uid: str
+    bookmarked: bool
+    note_form: NoteForm
+    note_status: str = ""  # "Note saved." and the like, announced after an htmx save
+
+    @classmethod
+    def of(
+        cls,
+        learner: User,
+        question_id: int,
+        uid: str,
+        note_form: NoteForm | None = None,
+        status: str = "",
+    ) -> "Panel":
+        """The panel as saved; `note_form` replaces the note's form (a rejected post). One
+        query."""
+        bookmarked, note_text = learner_marks(learner, question_id)
+        return cls(
+            uid=uid,
+            bookmarked=bookmarked,
+            note_form=NoteForm(initial={"text": note_text or ""})
+            if note_form is None
+            else note_form,
+            note_status=status,
+        )
+
+
+def learner_marks(learner: User, question_id: int) -> tuple[bool, str | None]:
+    """(bookmarked, note text or None) of this learner on this question. One query."""
+    bookmark = Bookmark.objects.filter(learner=OuterRef("pk"), question_id=question_id)
+    note = Note.objects.filter(learner=OuterRef("pk"), question_id=question_id)
+    row = (
+        User.objects.filter(pk=learner.pk)
+        .annotate(bookmarked=Exists(bookmark), note_text=Subquery(note.values("text")[:1]))
+        .values_list("bookmarked", "note_text")
+        .first()
+    )
+    return (bool(row[0]), row[1]) if row else (False, None)
+
+
 class LearnerQuestionPage:
     """Registered with questions.extensions by ProgressConfig.ready()."""
 
     def page_context(self, request: HttpRequest, page: QuestionPage) -> dict[str, object]:
-        if not request.user.is_authenticated:
+        """The served-at token and the learner's panel: their bookmark and note (one
+        query); nothing for a visitor."""
+        if not isinstance(request.user, User):
             return {}
-        context: dict[str, object] = {
+        return {
             "serve_token": serve_token(page),
             "learner_panel": "progress/_question_panel.html",
+            "panel": Panel.of(request.user, page.question_id, page.uid),
         }
-        context.update(notes.panel_context(request, page))
-        return context
 
     def answered(
         self, request: HttpRequest, page: QuestionPage, grade: Grade, form: AnswerForm

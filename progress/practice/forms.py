@@ -1,0 +1,96 @@
+"""Forms of the practice pages: they validate, the models do the work."""
+
+from typing import Any
+
+from django import forms
+
+from progress.practice.models import ReportKind, Selection
+from questions.models import Exam, Topic
+
+NOTE_MAX_LENGTH = 5000
+LENGTHS = [("10", "10 questions"), ("20", "20 questions"), ("all", "All of them")]
+
+
+class QuizStartForm(forms.Form):
+    exam = forms.SlugField()
+    topic = forms.SlugField(required=False)
+    length = forms.ChoiceField(choices=LENGTHS, initial="10", widget=forms.RadioSelect)
+    selection = forms.ChoiceField(
+        label="Which questions", choices=Selection.choices, initial=Selection.ANY
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if self.errors:
+            return data  # a field is already wrong: say that first
+        exam = Exam.objects.filter(slug=data.get("exam")).first() if data.get("exam") else None
+        if exam is None:
+            raise forms.ValidationError("That exam does not exist.")
+        topic = None
+        if data.get("topic"):
+            topic = Topic.objects.filter(exam=exam, slug=data["topic"]).first()
+            if topic is None:
+                raise forms.ValidationError("That topic is not part of this exam.")
+        data["exam_row"], data["topic_row"] = exam, topic
+        data["length_count"] = None if data.get("length") == "all" else int(data["length"])
+        return data
+
+
+class HistoryFilterForm(forms.Form):
+    exam = forms.SlugField(required=False)
+    topic = forms.SlugField(required=False)
+    result = forms.ChoiceField(
+        required=False, choices=[("", "Right and wrong"), ("right", "Right"), ("wrong", "Wrong")]
+    )
+
+
+class TextBoxField(forms.CharField):
+    """Text from a textarea, with line breaks counted as browsers count them against
+    maxlength (one character each), not as they post them (CRLF)."""
+
+    def to_python(self, value: Any) -> str:
+        return str(super().to_python(value)).replace("\r\n", "\n")
+
+
+class NoteForm(forms.Form):
+    text = TextBoxField(
+        required=False,
+        strip=True,
+        max_length=NOTE_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 5}),
+        error_messages={
+            "max_length": "Your note is too long: keep it to %(limit_value)s characters "
+            "(it has %(show_value)s). It was not saved."
+        },
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "note-%s")
+        super().__init__(*args, **kwargs)
+
+
+class ReportForm(forms.Form):
+    kind = forms.ChoiceField(
+        label="What is wrong?",
+        choices=ReportKind.choices,
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose what is wrong with the question."},
+    )
+    details = TextBoxField(
+        label="Details",
+        required=False,
+        strip=True,
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="What should it say instead? Required when you choose “Something else”.",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "report-%s")
+        super().__init__(*args, **kwargs)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if cleaned.get("kind") == ReportKind.OTHER and not cleaned.get("details"):
+            self.add_error("details", "Tell us what is wrong when you choose “Something else”.")
+        return cleaned

@@ -1,0 +1,16 @@
+from django.urls import path
+
+from progress.practice import views
+
+urlpatterns = [
+    path("history/", views.history, name="history"),
+    path("quizzes/start/", views.quiz_start, name="quiz_start"),
+    path("quizzes/<str:code>/", views.quiz_resume, name="quiz_resume"),
+    path("quizzes/<str:code>/summary/", views.quiz_summary, name="quiz_summary"),
+    path("quizzes/<str:code>/retry/", views.quiz_retry, name="quiz_retry"),
+    path("quizzes/<str:code>/<int:number>/", views.quiz_item, name="quiz_item"),
+    path("bookmarks/", views.bookmarks, name="bookmarks"),
+    path("questions/<slug:uid>/bookmark/", views.toggle_bookmark, name="bookmark_toggle"),
+    path("questions/<slug:uid>/note/", views.save_note, name="note_save"),
+    path("questions/<slug:uid>/report/", views.report_problem, name="report_problem"),
+]
