@@ -96,7 +96,7 @@ def child(action: str, questions: int) -> None:
     if action == "seed":
         from import_bank import make_document
 
-        from questions.bank import import_document
+        from questions.bank_import import import_document
 
         call_command("migrate", verbosity=0)
         print("seeded:", "; ".join(import_document(make_document(questions)).lines()))

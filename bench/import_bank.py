@@ -7,7 +7,7 @@ Run from the project root:
         .venv/bin/python bench/import_bank.py
 
 It generates a reproducible bank (random.Random(0)) of N questions with four options each and
-times `questions.bank.import_document` twice: into an empty database, then the same document
+times `questions.bank_import.import_document` twice: into an empty database, then the same document
 again (the idempotent re-import, where nothing changes). It only prints; it never fails on time.
 
 Django's settings can be configured once per process, so each database is measured in a
@@ -250,7 +250,7 @@ def measure(backend: str, questions: int) -> Result:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from questions.bank import ImportSummary, import_document
+    from questions.bank_import import ImportSummary, import_document
 
     label = f"{backend:<8}"
 

@@ -12,7 +12,9 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from questions.bank import BankError, Problem, import_document, parse_document
+from questions.bank_checks import BankError, Problem
+from questions.bank_import import import_document
+from questions.formats.courseiva import parse_document
 from questions.forms import BankUploadForm, OptionForm, OptionFormSet
 from questions.models import (
     MAX_OPTIONS,

@@ -1,4 +1,4 @@
-"""Forms of the question bank: they validate, the models and `questions.bank` do the work."""
+"""Forms of the question bank: they validate, the models and the bank modules do the work."""
 
 from typing import TYPE_CHECKING, Any
 

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from questions.bank import import_document
+from questions.bank_import import import_document
 from questions.models import Question, Rationale
 from tests.banks import make_bank
 from tests.factories import QuestionFactory, StaffFactory

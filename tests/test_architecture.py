@@ -177,3 +177,17 @@ def test_rooms_depend_one_way():
             if there in every_room and there != here and there not in allowed:
                 offending.append(f"{module} imports {target}")
     assert offending == []
+
+
+# Beyond this a module holds more than one thing: give it rooms. The learner model's engine is
+# left out: its modules are one method each, long because the method is.
+MAX_MODULE_LINES = 700
+
+
+def test_no_module_of_the_apps_is_over_700_lines():
+    long = {
+        name: len(path.read_text().splitlines())
+        for name, path in project_modules().items()
+        if not name.startswith("progress.engine")
+    }
+    assert {name: lines for name, lines in long.items() if lines > MAX_MODULE_LINES} == {}

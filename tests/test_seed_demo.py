@@ -10,7 +10,8 @@ from django.test import RequestFactory
 
 from progress.accounts.models import User
 from progress.cohorts.models import Cohort
-from questions.bank import check_documents, read_document
+from questions.bank_checks import check_documents
+from questions.formats.courseiva import read_document
 from questions.models import Exam, Question, Status
 from tests.banks import DEMO_BANK
 

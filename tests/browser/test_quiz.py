@@ -4,7 +4,8 @@ questions they missed: the learner's main flow, in a real browser."""
 import pytest
 from playwright.sync_api import expect
 
-from questions.bank import import_document, read_document
+from questions.bank_import import import_document
+from questions.formats.courseiva import read_document
 from questions.models import Topic
 from tests.banks import DEMO_BANK
 

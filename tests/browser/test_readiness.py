@@ -8,7 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from progress.accounts.models import User
-from questions.bank import import_document, read_document
+from questions.bank_import import import_document
+from questions.formats.courseiva import read_document
 from questions.models import Exam
 from tests.banks import DEMO_BANK
 from tests.factories import record_answer

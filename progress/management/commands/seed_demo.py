@@ -8,7 +8,9 @@ from django.db import transaction
 
 from progress.accounts.models import User, instructors_group
 from progress.cohorts.models import Cohort, Membership
-from questions.bank import BankError, import_document, read_document
+from questions.bank_checks import BankError
+from questions.bank_import import import_document
+from questions.formats.courseiva import read_document
 from questions.models import Exam
 
 DEMO_BANK = Path(settings.BASE_DIR) / "questions" / "demo" / "demo-bank.json"

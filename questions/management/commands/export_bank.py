@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from questions.bank import dump_document, export_document
+from questions.formats.courseiva import dump_document, export_document
 from questions.models import Exam
 
 

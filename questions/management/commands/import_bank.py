@@ -4,7 +4,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from questions.bank import BankError, Document, Problem, import_documents, read_document
+from questions.bank_checks import BankError, Document, Problem
+from questions.bank_import import import_documents
+from questions.formats.courseiva import read_document
 
 
 class Command(BaseCommand):

@@ -1,0 +1,262 @@
+"""What a question-bank document must satisfy before anything of it is written: the JSON
+schema shipped in `questions/schema/`, then the bank's rules (the same functions on the models
+that the admin's forms use). Every problem is reported with its JSON path. A document is our
+interchange format parsed (see `questions.formats.courseiva` and docs/question-bank.md).
+"""
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError as SchemaError
+
+from questions.models import (
+    Question,
+    option_rule_problems,
+    weight_total_problem,
+)
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "question-bank.schema.json"
+
+Document = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class BankError(Exception):
+    """The document cannot be imported; `problems` says why, each with its JSON path."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(str(problem) for problem in self.problems))
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    # The schema's $refs point into its own $defs and never recurse, so they can be inlined
+    # once here: resolving them per instance took about a third of the time on a large bank.
+    definitions = schema.pop("$defs", {})
+    schema = _inline_refs(schema, definitions)
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline_refs(item, definitions) for item in node]
+    if not isinstance(node, dict):
+        return node
+    reference = node.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        return _inline_refs(definitions[reference.removeprefix("#/$defs/")], definitions)
+    return {key: _inline_refs(value, definitions) for key, value in node.items()}
+
+
+def json_path(parts: Iterable[str | int]) -> str:
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path or "(document)"
+
+
+def _schema_message(error: SchemaError) -> str:
+    """jsonschema's message, without echoing a whole sub-document back at the reader."""
+    instance = error.instance
+    if error.validator == "minItems" and isinstance(instance, list):
+        return f"needs at least {error.validator_value} items (has {len(instance)})"
+    if error.validator == "maxItems" and isinstance(instance, list):
+        return f"allows at most {error.validator_value} items (has {len(instance)})"
+    if error.validator == "required" and isinstance(error.validator_value, list):
+        missing = [name for name in error.validator_value if name not in instance]
+        return f"missing required field {', '.join(repr(name) for name in missing)}"
+    if error.validator == "format" and error.validator_value == "date":
+        return f"{instance!r} is not a date in the form YYYY-MM-DD"
+    if error.validator == "pattern" and isinstance(instance, str):
+        return (
+            f"{instance[:80]!r} does not match {error.validator_value} "
+            "(lowercase letters, digits and single hyphens)"
+            if "a-z0-9" in str(error.validator_value)
+            else f"{instance[:80]!r} does not match {error.validator_value}"
+        )
+    message = error.message
+    return message if len(message) <= 300 else message[:297] + "..."
+
+
+def schema_problems(document: Document) -> list[Problem]:
+    errors = sorted(_validator().iter_errors(document), key=lambda e: list(map(str, e.path)))
+    return [Problem(json_path(error.absolute_path), _schema_message(error)) for error in errors]
+
+
+def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
+    """(index, object) pairs of a list, skipping what is not an object: the schema reports it."""
+    if not isinstance(value, list):
+        return []
+    return [(index, item) for index, item in enumerate(value) if isinstance(item, dict)]
+
+
+def _decimal_problem(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        return None
+    if number != number.quantize(Decimal("0.01")):
+        return "use at most two decimal places"
+    return None
+
+
+def rule_problems(
+    document: Document, known_uids: set[str] | frozenset[str] = frozenset()
+) -> list[Problem]:
+    """The bank's rules beyond the schema. Written to survive a document the schema rejects,
+    so that one run lists every problem. `known_uids` are uids that related questions may
+    point at besides the document's own (the bank's, other files of the same import)."""
+    problems: list[Problem] = []
+    exams = _items(document.get("exams"))
+    uid_places: dict[str, list[str]] = {}
+    exam_places: dict[str, list[str]] = {}
+    for e, exam in exams:
+        base = f"exams[{e}]"
+        if isinstance(exam.get("slug"), str):
+            exam_places.setdefault(exam["slug"], []).append(f"{base}.slug")
+        mock = exam.get("mock_exam")
+        if isinstance(mock, dict) and (message := _decimal_problem(mock.get("pass_percent"))):
+            problems.append(Problem(f"{base}.mock_exam.pass_percent", message))
+        topics = _items(exam.get("topics"))
+        topic_slugs: dict[str, str] = {}
+        weights: list[Decimal] = []
+        for t, topic in topics:
+            slug = topic.get("slug")
+            if isinstance(slug, str):
+                if slug in topic_slugs:
+                    problems.append(
+                        Problem(
+                            f"{base}.topics[{t}].slug",
+                            f"topic slug {slug!r} is used twice in this exam "
+                            f"(also {topic_slugs[slug]})",
+                        )
+                    )
+                else:
+                    topic_slugs[slug] = f"{base}.topics[{t}]"
+            weight = topic.get("weight")
+            if isinstance(weight, int | float) and not isinstance(weight, bool):
+                if message := _decimal_problem(weight):
+                    problems.append(Problem(f"{base}.topics[{t}].weight", message))
+                weights.append(Decimal(str(weight)))
+        if topics and len(weights) == len(topics) and (message := weight_total_problem(weights)):
+            problems.append(Problem(f"{base}.topics", message))
+        for q, question in _items(exam.get("questions")):
+            qbase = f"{base}.questions[{q}]"
+            uid = question.get("uid")
+            if isinstance(uid, str):
+                uid_places.setdefault(uid, []).append(f"{qbase}.uid")
+            topic_slug = question.get("topic")
+            if isinstance(topic_slug, str) and topic_slugs and topic_slug not in topic_slugs:
+                problems.append(
+                    Problem(
+                        f"{qbase}.topic",
+                        f"no topic {topic_slug!r} in this exam "
+                        f"(its topics: {', '.join(topic_slugs)})",
+                    )
+                )
+            options = question.get("options")
+            if isinstance(options, list) and all(isinstance(o, dict) for o in options):
+                corrects = [option.get("correct") is True for option in options]
+                for message in option_rule_problems(str(question.get("kind")), corrects):
+                    if "options (this one has" in message:
+                        continue  # the schema's minItems/maxItems already says it
+                    problems.append(Problem(f"{qbase}.options", message))
+            problems.extend(_list_problems(question, qbase))
+    for slug, places in exam_places.items():
+        for place in places[1:]:
+            problems.append(Problem(place, f"exam slug {slug!r} is used twice (also {places[0]})"))
+    for uid, places in uid_places.items():
+        for place in places[1:]:
+            problems.append(Problem(place, f"uid {uid!r} is used twice (also {places[0]})"))
+    all_uids = set(uid_places) | set(known_uids)
+    for e, exam in exams:
+        for q, question in _items(exam.get("questions")):
+            related = question.get("related")
+            if not isinstance(related, list):
+                continue
+            for r, target in enumerate(related):
+                if not isinstance(target, str):
+                    continue
+                path = f"exams[{e}].questions[{q}].related[{r}]"
+                if target == question.get("uid"):
+                    problems.append(Problem(path, "a question cannot be related to itself"))
+                elif target not in all_uids:
+                    problems.append(
+                        Problem(path, f"no question with uid {target!r} in this file or the bank")
+                    )
+    return problems
+
+
+def _list_problems(question: dict[str, Any], base: str) -> list[Problem]:
+    problems: list[Problem] = []
+    for name in ("tags", "related"):
+        values = question.get(name)
+        if isinstance(values, list):
+            counts = Counter(value for value in values if isinstance(value, str))
+            problems.extend(
+                Problem(f"{base}.{name}", f"lists {value!r} {count} times")
+                for value, count in counts.items()
+                if count > 1
+            )
+    return problems
+
+
+def referenced_uids(documents: Iterable[Document]) -> set[str]:
+    uids: set[str] = set()
+    for document in documents:
+        for _, exam in _items(document.get("exams")):
+            for _, question in _items(exam.get("questions")):
+                if isinstance(question.get("related"), list):
+                    uids.update(value for value in question["related"] if isinstance(value, str))
+                if isinstance(question.get("uid"), str):
+                    uids.add(question["uid"])
+    return uids
+
+
+def check_documents(documents: Sequence[Document]) -> list[list[Problem]]:
+    """Every problem of each document (one list per document, in order). One query: which of
+    the related uids that the documents name already exist in the bank."""
+    named = referenced_uids(documents)
+    known = set(Question.objects.filter(uid__in=named).values_list("uid", flat=True))
+    known |= named_uids(documents)
+    results = []
+    for document in documents:
+        problems = schema_problems(document) + rule_problems(document, known)
+        results.append(sorted(problems, key=_path_order))
+    return results
+
+
+def _path_order(problem: Problem) -> list[tuple[int, int | str]]:
+    """Sort key putting exams[2] before exams[10] and a parent before its children."""
+    parts = re.findall(r"[^.\[\]]+", problem.path)
+    return [(0, int(part)) if part.isdigit() else (1, part) for part in parts]
+
+
+def named_uids(documents: Iterable[Document]) -> set[str]:
+    return {
+        question["uid"]
+        for document in documents
+        for _, exam in _items(document.get("exams"))
+        for _, question in _items(exam.get("questions"))
+        if isinstance(question.get("uid"), str)
+    }

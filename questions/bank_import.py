@@ -1,0 +1,349 @@
+"""Writing checked question-bank documents into the bank, in one transaction. Bulk operations
+keep the number of queries independent of the number of questions (Django batches only past
+SQLite's and PostgreSQL's parameter limits, tens of thousands of rows); a document with any
+problem (see `questions.bank_checks`) writes nothing.
+"""
+
+import datetime
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from questions.bank_checks import BankError, Document, Problem, check_documents, named_uids
+from questions.models import (
+    Exam,
+    Option,
+    Question,
+    Rationale,
+    RelatedQuestion,
+    Status,
+    Topic,
+)
+from questions.pages import forget_questions
+
+# Updates are written in batches of this many rows: a CASE expression per field grows with the
+# batch, and SQLite evaluates it row by row.
+UPDATE_BATCH = 1000
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class ImportSummary:
+    exams_created: int = 0
+    exams_updated: int = 0
+    topics_created: int = 0
+    topics_updated: int = 0
+    questions_created: int = 0
+    questions_updated: int = 0
+    questions_unchanged: int = 0
+    options_written: int = 0
+    exam_slugs: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        return [
+            f"Exams: {self.exams_created} created, {self.exams_updated} updated "
+            f"({', '.join(self.exam_slugs)})",
+            f"Topics: {self.topics_created} created, {self.topics_updated} updated",
+            f"Questions: {self.questions_created} created, {self.questions_updated} updated, "
+            f"{self.questions_unchanged} unchanged",
+        ]
+
+
+def _decimal(value: float | int) -> Decimal:
+    return Decimal(str(value)).quantize(Decimal("0.01"))
+
+
+def _changed(instance: Any, values: dict[str, Any]) -> bool:
+    """Set `values` on `instance`; True when any of them differed."""
+    changed = False
+    for name, value in values.items():
+        if getattr(instance, name) != value:
+            setattr(instance, name, value)
+            changed = True
+    return changed
+
+
+def _exam_values(exam: dict[str, Any], position: int) -> dict[str, Any]:
+    mock = exam.get("mock_exam")
+    return {
+        "code": exam["code"],
+        "title": exam["title"],
+        "vendor": exam.get("vendor", ""),
+        "description": exam.get("description", ""),
+        "mock_question_count": mock["question_count"] if mock else None,
+        "mock_duration_minutes": mock["duration_minutes"] if mock else None,
+        "mock_pass_percent": _decimal(mock["pass_percent"]) if mock else None,
+        "position": position,
+    }
+
+
+def _question_values(question: dict[str, Any], topic: Topic, position: int) -> dict[str, Any]:
+    reviewed = question.get("reviewed_on")
+    return {
+        "topic_id": topic.pk,
+        "kind": question["kind"],
+        "stem": question["stem"],
+        "trap": question.get("trap", ""),
+        "explanation": question["explanation"],
+        "difficulty": question.get("difficulty", ""),
+        "status": question.get("status", Status.PUBLISHED),
+        "author": question.get("author", ""),
+        "reviewed_on": datetime.date.fromisoformat(reviewed) if reviewed else None,
+        "references": question.get("references", []),
+        "tags": question.get("tags", []),
+        "position": position,
+    }
+
+
+EXAM_FIELDS = list(_exam_values({"code": "", "title": ""}, 0))
+QUESTION_FIELDS = [
+    name for name in _question_values({"kind": "", "stem": "", "explanation": ""}, Topic(pk=0), 0)
+]
+
+
+def import_documents(
+    documents: Sequence[Document], progress: Progress | None = None
+) -> ImportSummary:
+    """Check every document, then write all of them in one transaction; on any problem write
+    nothing and raise BankError (its problems prefixed with the document's number when there
+    are several)."""
+    say = progress or (lambda message: None)
+    say("Checking the bank")
+    all_problems = check_documents(documents)
+    flat: list[Problem] = []
+    for number, problems in enumerate(all_problems, start=1):
+        prefix = f"file {number}: " if len(documents) > 1 else ""
+        flat.extend(Problem(prefix + problem.path, problem.message) for problem in problems)
+    if flat:
+        raise BankError(flat)
+    merged = [exam for document in documents for exam in document["exams"]]
+    with transaction.atomic():
+        summary = _write(merged, say)
+        # Unchanged questions too: their "Go deeper" lists may name a changed one.
+        forget_questions(named_uids(documents))
+        return summary
+
+
+def import_document(document: Document, progress: Progress | None = None) -> ImportSummary:
+    return import_documents([document], progress)
+
+
+def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
+    summary = ImportSummary(exam_slugs=[exam["slug"] for exam in exams])
+    now = timezone.now()
+    exam_rows = _write_exams(exams, summary, now)
+    say(f"Writing {sum(len(exam['topics']) for exam in exams)} topics")
+    topic_rows = _write_topics(exams, exam_rows, summary)
+    pairs = [(exam["slug"], question) for exam in exams for question in exam["questions"]]
+    say(f"Writing {len(pairs)} questions")
+    question_rows, stored_questions, changed = _write_questions(exams, pairs, topic_rows, now)
+    say(f"Writing {sum(len(q['options']) for _, q in pairs)} options and their rationales")
+    touched = _write_options([q for _, q in pairs], question_rows, stored_questions)
+    say("Linking related questions")
+    touched |= _write_related([q for _, q in pairs], question_rows)
+    # A question whose options or links changed but whose own fields did not is updated all
+    # the same: its updated_at keys cached renderings.
+    changed_pks = {row.pk for row in changed}
+    for row in stored_questions.values():
+        if row.pk in touched and row.pk not in changed_pks:
+            row.updated_at = now
+            changed.append(row)
+    Question.objects.bulk_update(changed, [*QUESTION_FIELDS, "updated_at"], batch_size=UPDATE_BATCH)
+    summary.questions_created = len(question_rows) - len(stored_questions)
+    summary.questions_updated = len(changed)
+    summary.questions_unchanged = len(stored_questions) - len(changed)
+    return summary
+
+
+def _write_exams(
+    exams: list[dict[str, Any]], summary: ImportSummary, now: datetime.datetime
+) -> dict[str, Exam]:
+    stored = Exam.objects.in_bulk([exam["slug"] for exam in exams], field_name="slug")
+    rows: dict[str, Exam] = {}
+    new: list[Exam] = []
+    changed: list[Exam] = []
+    for position, exam in enumerate(exams):
+        values = _exam_values(exam, position)
+        row = stored.get(exam["slug"])
+        if row is None:
+            row = Exam(slug=exam["slug"], **values)
+            new.append(row)
+        elif _changed(row, values):
+            row.updated_at = now
+            changed.append(row)
+        rows[exam["slug"]] = row
+    Exam.objects.bulk_create(new)
+    Exam.objects.bulk_update(changed, [*EXAM_FIELDS, "updated_at"], batch_size=UPDATE_BATCH)
+    summary.exams_created, summary.exams_updated = len(new), len(changed)
+    return rows
+
+
+def _write_topics(
+    exams: list[dict[str, Any]], exam_rows: dict[str, Exam], summary: ImportSummary
+) -> dict[tuple[str, str], Topic]:
+    """The topics, keyed by (exam slug, topic slug)."""
+    stored = {
+        (topic.exam_id, topic.slug): topic
+        for topic in Topic.objects.filter(exam__in=[row.pk for row in exam_rows.values()])
+    }
+    rows: dict[tuple[str, str], Topic] = {}
+    new: list[Topic] = []
+    changed: list[Topic] = []
+    for exam in exams:
+        exam_row = exam_rows[exam["slug"]]
+        for position, topic in enumerate(exam["topics"]):
+            values = {
+                "title": topic["title"],
+                "weight": _decimal(topic["weight"]),
+                "description": topic.get("description", ""),
+                "position": position,
+            }
+            row = stored.get((exam_row.pk, topic["slug"]))
+            if row is None:
+                row = Topic(exam=exam_row, slug=topic["slug"], **values)
+                new.append(row)
+            elif _changed(row, values):
+                changed.append(row)
+            rows[(exam["slug"], topic["slug"])] = row
+    Topic.objects.bulk_create(new)
+    Topic.objects.bulk_update(
+        changed, ["title", "weight", "description", "position"], batch_size=UPDATE_BATCH
+    )
+    summary.topics_created, summary.topics_updated = len(new), len(changed)
+    return rows
+
+
+def _write_questions(
+    exams: list[dict[str, Any]],
+    pairs: list[tuple[str, dict[str, Any]]],
+    topic_rows: dict[tuple[str, str], Topic],
+    now: datetime.datetime,
+) -> tuple[dict[str, Question], dict[str, Question], list[Question]]:
+    """Create the new questions; return every question by uid, the ones that were stored
+    before by uid, and those of them whose own fields changed (not yet saved)."""
+    stored = Question.objects.in_bulk([q["uid"] for _, q in pairs], field_name="uid")
+    positions = {
+        question["uid"]: index for exam in exams for index, question in enumerate(exam["questions"])
+    }
+    rows: dict[str, Question] = {}
+    new: list[Question] = []
+    changed: list[Question] = []
+    for exam_slug, question in pairs:
+        topic = topic_rows[(exam_slug, question["topic"])]
+        values = _question_values(question, topic, positions[question["uid"]])
+        row = stored.get(question["uid"])
+        if row is None:
+            row = Question(uid=question["uid"], **values)
+            new.append(row)
+        elif _changed(row, values):
+            row.updated_at = now
+            changed.append(row)
+        rows[question["uid"]] = row
+    Question.objects.bulk_create(new)
+    return rows, stored, changed
+
+
+def _write_options(
+    questions: list[dict[str, Any]],
+    question_rows: dict[str, Question],
+    stored_questions: dict[str, Question],
+) -> set[int]:
+    """Write options and rationales, matched to the stored ones by position so that an edited
+    option keeps its id (what learners answered keeps pointing at it). Returns the ids of the
+    questions whose options changed."""
+    stored: dict[int, list[Option]] = {}
+    for option in (
+        Option.objects.filter(question__in=[row.pk for row in stored_questions.values()])
+        .select_related("rationale")
+        .order_by("question_id", "position", "id")
+    ):
+        stored.setdefault(option.question_id, []).append(option)
+    new_options: list[Option] = []
+    new_options_why: list[dict[str, str]] = []
+    changed_options: list[Option] = []
+    new_rationales: list[Rationale] = []
+    changed_rationales: list[Rationale] = []
+    surplus: list[int] = []
+    touched: set[int] = set()
+    for question in questions:
+        row = question_rows[question["uid"]]
+        existing = stored.get(row.pk, [])
+        for position, option in enumerate(question["options"]):
+            values = {"position": position, "text": option["text"], "is_correct": option["correct"]}
+            why = {
+                "why": option["rationale"],
+                "tempting_because": option.get("tempting_because", ""),
+                "right_when": option.get("right_when", ""),
+            }
+            if position >= len(existing):
+                new_options.append(Option(question=row, **values))
+                new_options_why.append(why)
+                touched.add(row.pk)
+                continue
+            stored_option = existing[position]
+            if _changed(stored_option, values):
+                changed_options.append(stored_option)
+                touched.add(row.pk)
+            try:
+                rationale = stored_option.rationale
+            except Rationale.DoesNotExist:
+                new_rationales.append(Rationale(option=stored_option, **why))
+                touched.add(row.pk)
+                continue
+            if _changed(rationale, why):
+                changed_rationales.append(rationale)
+                touched.add(row.pk)
+        if len(existing) > len(question["options"]):
+            surplus.extend(option.pk for option in existing[len(question["options"]) :])
+            touched.add(row.pk)
+    if surplus:
+        Option.objects.filter(pk__in=surplus).delete()
+    Option.objects.bulk_create(new_options)
+    Option.objects.bulk_update(
+        changed_options, ["position", "text", "is_correct"], batch_size=UPDATE_BATCH
+    )
+    new_rationales.extend(
+        Rationale(option=option, **why)
+        for option, why in zip(new_options, new_options_why, strict=True)
+    )
+    Rationale.objects.bulk_create(new_rationales)
+    Rationale.objects.bulk_update(
+        changed_rationales, ["why", "tempting_because", "right_when"], batch_size=UPDATE_BATCH
+    )
+    return touched
+
+
+def _write_related(questions: list[dict[str, Any]], question_rows: dict[str, Question]) -> set[int]:
+    """Rewrite the related links of the questions whose list changed; return their ids."""
+    wanted = {question_rows[q["uid"]].pk: q.get("related", []) for q in questions}
+    outside = {uid for targets in wanted.values() for uid in targets if uid not in question_rows}
+    uid_to_pk = {uid: row.pk for uid, row in question_rows.items()}
+    uid_to_pk.update(Question.objects.filter(uid__in=outside).values_list("uid", "pk"))
+    stored: dict[int, list[int]] = {}
+    for from_pk, to_pk in (
+        RelatedQuestion.objects.filter(from_question__in=list(wanted))
+        .order_by("from_question_id", "position", "id")
+        .values_list("from_question_id", "to_question_id")
+    ):
+        stored.setdefault(from_pk, []).append(to_pk)
+    relink = {
+        from_pk: targets
+        for from_pk, uids in wanted.items()
+        if (targets := [uid_to_pk[uid] for uid in uids]) != stored.get(from_pk, [])
+    }
+    if relink:
+        RelatedQuestion.objects.filter(from_question__in=list(relink)).delete()
+        RelatedQuestion.objects.bulk_create(
+            RelatedQuestion(from_question_id=from_pk, to_question_id=to_pk, position=position)
+            for from_pk, targets in relink.items()
+            for position, to_pk in enumerate(targets)
+        )
+    return set(relink)
+
+
+# Export -----------------------------------------------------------------------------------
