@@ -1,5 +1,7 @@
 import pytest
 
+from tests.factories import UserFactory
+
 
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings):
@@ -31,3 +33,11 @@ def _empty_cache():
     pages._Poll.next_at = time.monotonic() + pages.POLL_SECONDS
     yield
     cache.clear()
+
+
+@pytest.fixture
+def learner(client):
+    """A learner, signed in on the test client."""
+    user = UserFactory()
+    client.force_login(user)
+    return user

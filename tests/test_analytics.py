@@ -14,13 +14,6 @@ pytestmark = pytest.mark.django_db
 HOME = reverse("progress_home")
 
 
-@pytest.fixture
-def learner(client):
-    user = UserFactory()
-    client.force_login(user)
-    return user
-
-
 def test_no_answers_yet(client, learner):
     text = client.get(HOME).text
     assert "No answers yet" in text

@@ -18,13 +18,6 @@ from tests.threads import run_at_once
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def learner(client):
-    user = UserFactory()
-    client.force_login(user)
-    return user
-
-
 def served_form(client, question) -> dict[str, str]:
     text = client.get(question.get_absolute_url()).text
     token = re.search(r'name="served" value="([^"]+)"', text)

@@ -21,13 +21,6 @@ HOME = reverse("progress_home")
 
 
 @pytest.fixture
-def learner(client):
-    user = UserFactory()
-    client.force_login(user)
-    return user
-
-
-@pytest.fixture
 def exam():
     return storage_and_serving_exam()
 

@@ -14,13 +14,6 @@ pytestmark = pytest.mark.django_db
 HISTORY = reverse("history")
 
 
-@pytest.fixture
-def learner(client):
-    user = UserFactory()
-    client.force_login(user)
-    return user
-
-
 def attempt(learner, question, right=True, minutes_ago=0, chosen_text="An option"):
     return Attempt.objects.create(
         learner=learner, question=question, question_uid=question.uid,

@@ -29,13 +29,6 @@ def test_largest_remainder_adds_up_exactly():
 
 
 @pytest.fixture
-def learner(client):
-    user = UserFactory()
-    client.force_login(user)
-    return user
-
-
-@pytest.fixture
 def exam():
     """Five questions: topic A (60%) gives 3, topic B (40%) gives 2."""
     exam = ExamFactory(mock_question_count=5, mock_duration_minutes=30, mock_pass_percent=70)

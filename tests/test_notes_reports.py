@@ -32,18 +32,13 @@ def report_url(question) -> str:
 
 
 @pytest.fixture
-def learner():
-    return UserFactory()
-
-
-@pytest.fixture
 def question():
     return QuestionFactory(uid="net-0001", stem="Which port does **DNS** use?")
 
 
 @pytest.fixture
 def signed_in(client, learner):
-    client.force_login(learner)
+    """The test client, signed in as `learner`."""
     return client
 
 
@@ -65,12 +60,11 @@ def other_client(user=None):
 # The panel on the question page -----------------------------------------------------------
 
 
-def test_the_panel_shows_for_signed_in_learners_only(client, learner, question):
-    text = client.get(question.get_absolute_url()).text
+def test_the_panel_shows_for_signed_in_learners_only(signed_in, question):
+    text = Client().get(question.get_absolute_url()).text
     assert NOTE_LABEL not in text
     assert bookmark_url(question) not in text
-    client.force_login(learner)
-    text = client.get(question.get_absolute_url()).text
+    text = signed_in.get(question.get_absolute_url()).text
     assert NOTE_LABEL in text
     assert f'action="{bookmark_url(question)}"' in text
     assert f'action="{note_url(question)}"' in text

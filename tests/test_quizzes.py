@@ -14,13 +14,6 @@ START = reverse("quiz_start")
 
 
 @pytest.fixture
-def learner(client):
-    user = UserFactory()
-    client.force_login(user)
-    return user
-
-
-@pytest.fixture
 def topic():
     topic = TopicFactory()
     QuestionFactory.create_batch(12, topic=topic)

@@ -13,13 +13,6 @@ from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFact
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def learner(client):
-    user = UserFactory()
-    client.force_login(user)
-    return user
-
-
 def answer(client, question, right):
     option = question.options.filter(is_correct=right).first()
     return client.post(question.get_absolute_url(), {"choice": option.key})
