@@ -76,7 +76,7 @@ def _render_home(
         .order_by("-created_at")
     )
     context = {"cohorts": list(mine), "form": form}
-    return TemplateResponse(request, "progress/instructor_home.html", context, status=status)
+    return TemplateResponse(request, "progress/cohorts/home.html", context, status=status)
 
 
 @require_POST
@@ -128,7 +128,7 @@ def _render_cohort(
         "instructors": list(cohort.instructors.order_by("username")),
         "co_form": co_form,
     }
-    return TemplateResponse(request, "progress/cohort.html", context, status=status)
+    return TemplateResponse(request, "progress/cohorts/cohort.html", context, status=status)
 
 
 @require_GET
@@ -137,7 +137,7 @@ def cohort_topics(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     cohort = _get_cohort_for_instructor(request, code)
     rows = cohort_table(cohort, page_size=None).rows
     context = {"cohort": cohort, "spreads": topic_spreads(rows), "learners": len(rows)}
-    return TemplateResponse(request, "progress/cohort_topics.html", context)
+    return TemplateResponse(request, "progress/cohorts/topics.html", context)
 
 
 @require_GET
@@ -205,7 +205,7 @@ def cohort_learner(request: AuthenticatedHttpRequest, code: str, username: str) 
         "chart": standing.chart(),
         "mocks": mocks,
     }
-    return TemplateResponse(request, "progress/cohort_learner.html", context)
+    return TemplateResponse(request, "progress/cohorts/learner.html", context)
 
 
 @require_GET
@@ -226,7 +226,7 @@ def cohort_learner_mock(
         "learner": learner,
         "instructor_view": True,
     }
-    return TemplateResponse(request, "progress/mock_report.html", context)
+    return TemplateResponse(request, "progress/mocks/report.html", context)
 
 
 # --- The learner's side ----------------------------------------------------------------------
@@ -241,7 +241,7 @@ def my_cohorts(request: AuthenticatedHttpRequest) -> HttpResponse:
         .prefetch_related("cohort__instructors")
         .order_by("-joined_at")
     )
-    return TemplateResponse(request, "progress/my_cohorts.html", {"memberships": memberships})
+    return TemplateResponse(request, "progress/cohorts/mine.html", {"memberships": memberships})
 
 
 @require_http_methods(["GET", "POST"])
@@ -262,7 +262,7 @@ def cohort_join(request: AuthenticatedHttpRequest, join_code: str) -> HttpRespon
         messages.success(request, f"You joined {cohort.name}.")
         return redirect(reverse("my_cohorts"))
     context = {"cohort": cohort, "instructors": list(cohort.instructors.order_by("username"))}
-    return TemplateResponse(request, "progress/cohort_join.html", context)
+    return TemplateResponse(request, "progress/cohorts/join.html", context)
 
 
 @require_POST
@@ -353,7 +353,7 @@ def item_analysis(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResp
         "computed_at": statistics[0].computed_at if statistics else None,
         "min_flag_learners": MIN_FLAG_LEARNERS,
     }
-    return TemplateResponse(request, "progress/item_analysis.html", context)
+    return TemplateResponse(request, "progress/cohorts/item_analysis.html", context)
 
 
 def _position(option: Option) -> int:

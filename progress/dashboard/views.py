@@ -38,4 +38,4 @@ def progress_home(request: AuthenticatedHttpRequest) -> HttpResponse:
             {"standing": standing, "chart": standing.chart()} for standing in standings(learner)
         ],
     }
-    return TemplateResponse(request, "progress/home.html", context)
+    return TemplateResponse(request, "progress/dashboard/home.html", context)

@@ -48,7 +48,7 @@ def _get_submitted_mock_for_learner(
 
 def _time_up_response(request: HttpRequest, mock: MockExam) -> HttpResponse:
     """A post that arrived after the deadline or the submission: refused, saying why."""
-    return TemplateResponse(request, "progress/mock_closed.html", {"mock": mock}, status=409)
+    return TemplateResponse(request, "progress/mocks/closed.html", {"mock": mock}, status=409)
 
 
 def remember_deadline(request: HttpRequest, mock: MockExam) -> None:
@@ -79,7 +79,7 @@ def mock_start(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpRespons
         "drawn": sum(draw.drawn for draw in plan),
         "current": current,
     }
-    return TemplateResponse(request, "progress/mock_start.html", context)
+    return TemplateResponse(request, "progress/mocks/start.html", context)
 
 
 @require_GET
@@ -168,7 +168,7 @@ def _render_mock_item(
         "answered": sum(1 for cell in navigator if cell["answered"]),
         "seconds_left": mock.seconds_left,
     }
-    return TemplateResponse(request, "progress/mock_item.html", context, status=status)
+    return TemplateResponse(request, "progress/mocks/item.html", context, status=status)
 
 
 @require_http_methods(["GET", "POST"])
@@ -191,7 +191,7 @@ def mock_submit(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "flagged": [cell for cell in navigator if cell["flagged"]],
         "seconds_left": mock.seconds_left,
     }
-    return TemplateResponse(request, "progress/mock_submit.html", context)
+    return TemplateResponse(request, "progress/mocks/submit.html", context)
 
 
 @require_GET
@@ -200,7 +200,7 @@ def mock_report(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     mock = _get_submitted_mock_for_learner(request, code)
     if mock is None:
         return redirect(reverse("mock_resume", args=[code]))
-    return TemplateResponse(request, "progress/mock_report.html", report_context(mock))
+    return TemplateResponse(request, "progress/mocks/report.html", report_context(mock))
 
 
 @require_GET
@@ -242,7 +242,7 @@ def mock_review(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "topic_slug": topic_slug,
         "topics": list(mock.exam.topics.order_by("position").only("slug", "title")),
     }
-    return TemplateResponse(request, "progress/mock_review.html", context)
+    return TemplateResponse(request, "progress/mocks/review.html", context)
 
 
 @require_POST

@@ -45,7 +45,7 @@ def read_serve_token(token: str, page: QuestionPage) -> tuple[str, datetime | No
 
 @dataclass
 class Panel:
-    """The learner's panel under one question (templates/progress/_question_panel.html)."""
+    """The learner's panel under one question (templates/progress/practice/_question_panel.html)."""
 
     uid: str
     bookmarked: bool
@@ -97,7 +97,7 @@ class LearnerQuestionPage:
             return {}
         return {
             "serve_token": serve_token(page),
-            "learner_panel": "progress/_question_panel.html",
+            "learner_panel": "progress/practice/_question_panel.html",
             "panel": Panel.of(request.user, page.question_id, page.uid),
         }
 

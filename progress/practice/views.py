@@ -48,7 +48,7 @@ from questions.views import render_question
 HISTORY_PAGE_SIZE = 25
 BOOKMARKS_PAGE_SIZE = 25
 QUESTION_TEMPLATE = "questions/question.html"
-PANEL_TEMPLATE = "progress/_question_panel.html"
+PANEL_TEMPLATE = "progress/practice/_question_panel.html"
 
 
 def _get_quiz_for_learner(request: AuthenticatedHttpRequest, code: str) -> Quiz:
@@ -85,10 +85,12 @@ def quiz_start(request: AuthenticatedHttpRequest) -> HttpResponse:
     """GET: the start form (the topic and exam pages embed it). POST: draw the questions."""
     if request.method == "GET":
         form = QuizStartForm(initial={**request.GET.dict()})
-        return TemplateResponse(request, "progress/quiz_start.html", {"form": form})
+        return TemplateResponse(request, "progress/practice/quiz_start.html", {"form": form})
     form = QuizStartForm(request.POST)
     if not form.is_valid():
-        return TemplateResponse(request, "progress/quiz_start.html", {"form": form}, status=400)
+        return TemplateResponse(
+            request, "progress/practice/quiz_start.html", {"form": form}, status=400
+        )
     data = form.cleaned_data
     learner, exam, topic = request.user, data["exam_row"], data["topic_row"]
     drawn = None
@@ -110,7 +112,7 @@ def quiz_start(request: AuthenticatedHttpRequest) -> HttpResponse:
     )
     if quiz is None:
         form.add_error("selection", "No questions match this choice yet: pick another one.")
-        return TemplateResponse(request, "progress/quiz_start.html", {"form": form})
+        return TemplateResponse(request, "progress/practice/quiz_start.html", {"form": form})
     return redirect(reverse("quiz_item", args=[quiz.code, 1]))
 
 
@@ -220,7 +222,7 @@ def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "time_spent": spent,
         "next_item": quiz.next_item() if not quiz.is_finished else None,
     }
-    return TemplateResponse(request, "progress/quiz_summary.html", context)
+    return TemplateResponse(request, "progress/practice/quiz_summary.html", context)
 
 
 @require_POST
@@ -286,7 +288,7 @@ def history(request: AuthenticatedHttpRequest) -> HttpResponse:
         "topics": topics,
         "query": query.urlencode(),
     }
-    return TemplateResponse(request, "progress/history.html", context, status=status)
+    return TemplateResponse(request, "progress/practice/history.html", context, status=status)
 
 
 @require_POST
@@ -345,7 +347,7 @@ def report_problem(request: AuthenticatedHttpRequest, uid: str) -> HttpResponse:
         return HttpResponseRedirect(_question_url(question))
     context = {"question": question, "snippet": quick_snippet(question.stem, 200), "form": form}
     status = 400 if form.is_bound else 200
-    return TemplateResponse(request, "progress/report.html", context, status=status)
+    return TemplateResponse(request, "progress/practice/report.html", context, status=status)
 
 
 @require_GET
@@ -368,7 +370,9 @@ def bookmarks(request: AuthenticatedHttpRequest) -> HttpResponse:
     items = [
         (bookmark, quick_snippet(bookmark.question.stem, 200)) for bookmark in page.object_list
     ]
-    return TemplateResponse(request, "progress/bookmarks.html", {"page": page, "items": items})
+    return TemplateResponse(
+        request, "progress/practice/bookmarks.html", {"page": page, "items": items}
+    )
 
 
 def _question_page_with_panel(
