@@ -4,6 +4,9 @@
 extension for extra template context (only for requests that may carry a signed-in user), and
 tells them about each valid answer so that it can be recorded; the exam and topic pages ask
 for extra context about the exam (the learner's readiness).
+
+The `questions` templates include the learner side's templates only by the names that this
+context gives them (`learner_panel`, `mock_template`, ...): a slot with no name stays empty.
 """
 
 from typing import TYPE_CHECKING, Protocol
@@ -12,7 +15,7 @@ from django.http import HttpRequest
 
 if TYPE_CHECKING:
     from questions.forms import AnswerForm
-    from questions.models import Exam, Grade
+    from questions.models import Exam, Grade, Topic
     from questions.pages import QuestionPage
 
 
@@ -27,9 +30,12 @@ class QuestionPageExtension(Protocol):
         """A valid answer was posted: record it; return extra context for the result."""
         ...
 
-    def exam_context(self, request: HttpRequest, exam: "Exam") -> dict[str, object]:
-        """Extra context for an exam's blueprint and its topic pages (the learner's
-        readiness)."""
+    def exam_context(
+        self, request: HttpRequest, exam: "Exam", topic: "Topic | None" = None
+    ) -> dict[str, object]:
+        """Extra context for an exam's blueprint (topic None) and its topic pages: the
+        learner's readiness, and the templates of the pages' learner slots (`mock_template`,
+        `practice_template`, `readiness_cell_template`, `readiness_line_template`)."""
         ...
 
 
@@ -56,8 +62,10 @@ def answered(
     return context
 
 
-def exam_context(request: HttpRequest, exam: "Exam") -> dict[str, object]:
+def exam_context(
+    request: HttpRequest, exam: "Exam", topic: "Topic | None" = None
+) -> dict[str, object]:
     context: dict[str, object] = {}
     for extension in _extensions:
-        context.update(extension.exam_context(request, exam))
+        context.update(extension.exam_context(request, exam, topic))
     return context

@@ -71,7 +71,7 @@ def topic_detail(request: HttpRequest, exam_slug: str, topic_slug: str) -> HttpR
         "exam": topic.exam,
         "page": page,
         "rows": rows,
-        **extensions.exam_context(request, topic.exam),
+        **extensions.exam_context(request, topic.exam, topic),
     }
     return TemplateResponse(request, "questions/topic.html", context)
 

@@ -14,10 +14,18 @@ LENGTHS = [("10", "10 questions"), ("20", "20 questions"), ("all", "All of them"
 class QuizStartForm(forms.Form):
     exam = forms.SlugField()
     topic = forms.SlugField(required=False)
-    length = forms.ChoiceField(choices=LENGTHS, initial="10", widget=forms.RadioSelect)
+    length = forms.ChoiceField(
+        label="How many questions", choices=LENGTHS, initial="10", widget=forms.RadioSelect
+    )
     selection = forms.ChoiceField(
         label="Which questions", choices=Selection.choices, initial=Selection.ANY
     )
+
+    @classmethod
+    def for_page(cls, exam: Exam, topic: Topic | None) -> "QuizStartForm":
+        """The form an exam page (topic None) or a topic page offers, its ids unique there."""
+        initial = {"exam": exam.slug, "topic": topic.slug if topic else ""}
+        return cls(initial=initial, auto_id=f"quiz-{topic.slug if topic else 'all'}-%s")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -12,11 +12,11 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from progress.accounts.models import User
-from progress.practice.forms import NoteForm
+from progress.practice.forms import NoteForm, QuizStartForm
 from progress.practice.models import Attempt, Bookmark, Note, Source
 from progress.readiness.standing import standings
 from questions.forms import AnswerForm
-from questions.models import Exam, Grade
+from questions.models import Exam, Grade, Topic
 from questions.pages import QuestionPage
 
 SERVE_SALT = "progress.served"
@@ -116,10 +116,25 @@ class LearnerQuestionPage:
         )
         return {"attempt": attempt, "attempt_was_recorded_before": not created}
 
-    def exam_context(self, request: HttpRequest, exam: Exam) -> dict[str, object]:
-        """The signed-in learner's readiness on the exam: `standing` (an ExamStanding) and
-        `readiness_of` (topic id -> TopicStanding). Five queries; none for a visitor."""
+    def exam_context(
+        self, request: HttpRequest, exam: Exam, topic: Topic | None = None
+    ) -> dict[str, object]:
+        """The learner's parts of an exam page (topic None) or a topic page: the mock exam
+        card and the quiz form (a visitor is asked to sign in), and the signed-in learner's
+        readiness on the exam, `standing` (an ExamStanding) and `readiness_of` (topic id ->
+        TopicStanding). Five queries for a learner, none for a visitor."""
+        context: dict[str, object] = {
+            "mock_template": "progress/mocks/_exam_card.html",
+            "practice_template": "progress/practice/_quiz_start_form.html",
+        }
         if not isinstance(request.user, User):
-            return {}
+            return context
         standing = standings(request.user, [exam])[0]
-        return {"standing": standing, "readiness_of": {t.topic.pk: t for t in standing.topics}}
+        context.update(
+            standing=standing,
+            readiness_of={t.topic.pk: t for t in standing.topics},
+            readiness_cell_template="progress/readiness/_blueprint_cell.html",
+            readiness_line_template="progress/readiness/_topic_line.html",
+            quiz_form=QuizStartForm.for_page(exam, topic),
+        )
+        return context

@@ -177,6 +177,9 @@ def _render_item(
         "quiz": quiz,
         "item_number": item.position + 1,
         "tally": quiz.tally(),
+        # The question page's learner slots: the quiz's progress above, the way on below.
+        "quiz_header_template": "progress/practice/_quiz_header.html",
+        "quiz_next_template": "progress/practice/_quiz_next.html",
     }
     if attempt is not None:
         grade = page.grade(str(choice.get("key", "")) for choice in attempt.chosen)
