@@ -108,6 +108,22 @@ class Grade:
     def correct_count(self) -> int:
         return len(self.right) + len(self.missed)
 
+    @property
+    def tally(self) -> str:
+        """What a select-all-that-apply answer got, in words: "You chose 1 of the 2 correct
+        options and 1 wrong one; you missed 1." """
+        correct, wrong = self.correct_count, len(self.wrong)
+        text = f"You chose {len(self.right)} of the {correct} correct option{_s(correct)}"
+        if wrong:
+            text += f" and {wrong} wrong one{_s(wrong)}"
+        if self.missed:
+            text += f"; you missed {len(self.missed)}"
+        return text + "."
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
 
 def grade_answer(correct_keys: Iterable[str], chosen_keys: Iterable[str]) -> Grade:
     """Right only when exactly the correct options were chosen (no partial credit, as in the

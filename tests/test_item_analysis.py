@@ -340,7 +340,9 @@ def test_the_instructor_sees_flagged_questions_first_with_reasons_and_shares(cli
     # Six weak learners chose the key; of the six strong, four the second option, two the
     # third: 50%, 33%, 17%.
     options = list(questions["bad"].options.order_by("position"))
-    rows = re.findall(r"<tr><th scope=\"row\">(.*?)</th><td>(\d+) \((\d+)%\)", bad)
+    rows = re.findall(
+        r"<tr>\s*<th scope=\"row\">\s*(.*?)\s*</th>\s*<td>\s*(\d+) \((\d+)%\)", bad, re.S
+    )
     assert rows == [
         ('<span class="key">✓ <span class="visually-hidden">correct:</span></span>'
          + options[0].text, "6", "50"),
