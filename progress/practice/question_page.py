@@ -19,6 +19,7 @@ from questions.forms import AnswerForm
 from questions.models import Exam, Grade, Topic
 from questions.pages import QuestionPage
 
+PANEL_TEMPLATE = "progress/practice/_question_panel.html"
 SERVE_SALT = "progress.served"
 # A form older than this still records its answer, but untimed.
 SERVE_MAX_AGE = 24 * 60 * 60
@@ -97,7 +98,7 @@ class LearnerQuestionPage:
             return {}
         return {
             "serve_token": serve_token(page),
-            "learner_panel": "progress/practice/_question_panel.html",
+            "learner_panel": PANEL_TEMPLATE,
             "panel": Panel.of(request.user, page.question_id, page.uid),
         }
 

@@ -36,7 +36,7 @@ from progress.practice.models import (
     Selection,
     Source,
 )
-from progress.practice.question_page import Panel
+from progress.practice.question_page import PANEL_TEMPLATE, Panel
 from progress.readiness.standing import adaptive_question_ids
 from questions import extensions
 from questions.forms import AnswerForm
@@ -48,7 +48,6 @@ from questions.views import render_question
 HISTORY_PAGE_SIZE = 25
 BOOKMARKS_PAGE_SIZE = 25
 QUESTION_TEMPLATE = "questions/question.html"
-PANEL_TEMPLATE = "progress/practice/_question_panel.html"
 
 
 def _get_quiz_for_learner(request: AuthenticatedHttpRequest, code: str) -> Quiz:

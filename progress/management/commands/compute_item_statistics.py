@@ -6,7 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from progress.cohorts.item_statistics import compute_item_statistics
-from progress.management.progress import progress_line
+from progress.management.progress_line import progress_line
 from progress.practice.models import Attempt
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from progress.management.progress import progress_line
+from progress.management.progress_line import progress_line
 from progress.practice.models import Attempt
 from progress.readiness.rebuild import rebuild_readiness
 
