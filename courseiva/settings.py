@@ -6,7 +6,7 @@ Variables (all optional in development):
   ALLOWED_HOSTS         comma-separated; required with DEBUG off.
   CSRF_TRUSTED_ORIGINS  comma-separated origins with scheme, e.g. https://courseiva.example
   DATABASE_URL          default sqlite:///<project>/db.sqlite3; postgres://... uses psycopg 3.
-  CONN_MAX_AGE          seconds to keep database connections, default 0 (60 in production).
+  CONN_MAX_AGE          seconds to keep database connections, default 0 (docker-compose: 60).
   CACHE_URL             default locmem:// (one cache per process); redis://host:6379/0 shares
                         one cache between all processes, so an admin's edit shows at once.
   CACHE_MAX_ENTRIES     entries of the per-process cache, default 5000.
