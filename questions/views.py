@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from courseiva.http import HtmxHttpRequest
+from courseiva.http import HtmxHttpRequest, invalid_form_status
 from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
@@ -86,7 +86,7 @@ def question_detail(request: HtmxHttpRequest, uid: str) -> HttpResponse:
     except (RequestDataTooBig, TooManyFieldsSent):
         return answer_too_large(request, page)
     if not form.is_valid():
-        return render_question(request, page, form, status=400)
+        return render_question(request, page, form, status=invalid_form_status(request))
     grade = page.grade(form.chosen_keys)
     context: dict[str, object] = {"grade": grade, "breakdown": page.breakdown(grade)}
     if request.user.is_authenticated:
@@ -165,7 +165,8 @@ def _shared_render(
 def answer_too_large(request: HtmxHttpRequest, page: QuestionPage) -> HttpResponse:
     # The body could not be read, so there is no bound form to carry the error.
     message = "That answer was too large to read. Choose an option and try again."
-    return render_question(request, page, AnswerForm(page), {"error": message}, status=400)
+    status = invalid_form_status(request)
+    return render_question(request, page, AnswerForm(page), {"error": message}, status=status)
 
 
 def bad_request(request: HtmxHttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from courseiva.http import invalid_form_status
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
 from progress.practice.forms import HistoryFilterForm, NoteForm, QuizStartForm, ReportForm
@@ -142,7 +143,7 @@ def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
     if request.method == "POST" and attempt is None:
         form = AnswerForm(page, request.POST)
         if not form.is_valid():
-            return _render_item(request, item, page, form, status=400)
+            return _render_item(request, item, page, form, status=invalid_form_status(request))
         attempt, _ = Attempt.objects.record(
             learner=request.user,
             page=page,
@@ -322,7 +323,12 @@ def save_note(request: AuthenticatedHttpRequest, uid: str) -> HttpResponse:
     if not form.is_valid():
         panel = Panel.of(learner, question.pk, question.uid, note_form=form)
         if request.htmx:
-            return TemplateResponse(request, PANEL_TEMPLATE + "#note", {"panel": panel}, status=400)
+            return TemplateResponse(
+                request,
+                PANEL_TEMPLATE + "#note",
+                {"panel": panel},
+                status=invalid_form_status(request),
+            )
         return _question_page_with_panel(request, question, panel, status=400)
     note = Note.objects.write(learner, question, form.cleaned_data["text"])
     status = "Note saved." if note else "Note deleted."

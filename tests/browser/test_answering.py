@@ -37,12 +37,20 @@ def test_answer_appears_without_a_page_load(page, question):
     assert page.evaluate("document.activeElement.id") == "result"
 
 
-def test_checking_without_a_choice_explains_why(page, question):
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "make-run"])
+def test_checking_without_a_choice_explains_why(page, question, settings, debug):
+    # With DEBUG on (make run), django-htmx adds a helper that replaces the whole document
+    # with the body of a 400: the error must still show in place, on the styled page.
+    settings.DEBUG = debug
     page.goto(question.get_absolute_url())
     page.evaluate("window.sameDocument = true")
     page.get_by_role("button", name="Check answer").click()
     expect(page.get_by_role("alert")).to_have_text("Choose an answer before checking it.")
     assert page.evaluate("window.sameDocument") is True
+    expect(page.get_by_role("link", name="Courseiva")).to_be_visible()  # the page is whole
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    # Focus moves to the reason, so that keyboard and screen-reader users meet it.
+    assert page.evaluate("document.activeElement.id") == "answer-error"
     expect(page.get_by_text("Multi-factor authentication defeats")).to_have_count(0)
 
 
