@@ -5,7 +5,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
@@ -19,6 +19,7 @@ from questions.forms import BankUploadForm, OptionForm, OptionFormSet
 from questions.models import (
     MAX_OPTIONS,
     MIN_OPTIONS,
+    Author,
     Exam,
     Option,
     Question,
@@ -27,7 +28,7 @@ from questions.models import (
     Topic,
     format_number,
 )
-from questions.pages import forget_exam, forget_questions
+from questions.pages import forget_exam, forget_exams, forget_questions
 
 
 class TopicInline(admin.TabularInline[Topic, Exam]):
@@ -200,6 +201,29 @@ class TopicFilter(admin.SimpleListFilter):
         return queryset.filter(topic_id=int(value))
 
 
+# A change of these changes every page of the exam (see QuestionAdmin.save_related).
+LISTED_FIELDS = {"status", "topic", "position"}
+
+
+@admin.register(Author)
+class AuthorAdmin(admin.ModelAdmin[Author]):
+    """The people whose byline the question pages show: chosen on each question."""
+
+    list_display = ["name", "credentials", "role", "question_count"]
+    search_fields = ["name", "credentials", "role"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Author]:
+        return super().get_queryset(request).annotate(questions_written=Count("questions"))
+
+    @admin.display(description="Questions", ordering="questions_written")
+    def question_count(self, author: Author) -> int:
+        return author.questions_written  # type: ignore[attr-defined]
+
+    def save_model(self, request: HttpRequest, obj: Author, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        forget_questions(obj.questions.values_list("uid", flat=True))  # their bylines
+
+
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin[Question]):
     list_display = ["uid", "short_stem", "exam", "topic_title", "status", "kind", "reviewed_on",
@@ -210,7 +234,7 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
     # Exam by exam, each in its bank order (the model's own ordering interleaves exams).
     ordering = ["topic__exam__position", "topic__exam__slug", "position", "uid"]
     list_per_page = 50
-    autocomplete_fields = ["topic"]
+    autocomplete_fields = ["topic", "author"]
     inlines = [OptionInline, RelatedInline]
     actions = ["publish", "send_to_review", "mark_reviewed_today"]
     change_list_template = "admin/questions/question/change_list.html"
@@ -231,25 +255,38 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
+        question = form.instance
+        if not change or LISTED_FIELDS & set(form.changed_data):
+            # Every page of the exam (and of the one it left) shows what changed: the count
+            # of published questions, the previous and next questions of the topic.
+            old_topic = form.initial.get("topic")
+            exams = {question.topic.exam_id}
+            if old_topic and old_topic != question.topic_id:
+                exams |= set(Topic.objects.filter(pk=old_topic).values_list("exam_id", flat=True))
+            forget_exams(exams)
         # The uid may have been edited: the page under the old one goes too.
-        forget_questions({form.instance.uid, form.initial.get("uid") or form.instance.uid})
+        forget_questions({question.uid, form.initial.get("uid") or question.uid})
 
     def delete_model(self, request: HttpRequest, obj: Question) -> None:
         with transaction.atomic():
-            forget_questions([obj.uid])  # before: the links to it go with it
+            forget_exams([obj.topic.exam_id])  # before: the links to it go with it
             super().delete_model(request, obj)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
         with transaction.atomic():
-            forget_questions(queryset.values_list("uid", flat=True))
+            forget_exams(queryset.values_list("topic__exam_id", flat=True).distinct())
             super().delete_queryset(request, queryset)
 
     @staticmethod
-    def _update(queryset: QuerySet[Question], **values: Any) -> int:
-        """Bulk-update the selected questions and drop their cached pages once committed."""
+    def _update(queryset: QuerySet[Question], *, listed: bool, **values: Any) -> int:
+        """Bulk-update the selected questions and drop their cached pages once committed:
+        every page of their exams when what changes is which ones are published (`listed`)."""
         with transaction.atomic():
             count = queryset.update(**values)
-            forget_questions(queryset.values_list("uid", flat=True))
+            if listed:
+                forget_exams(queryset.values_list("topic__exam_id", flat=True).distinct())
+            else:
+                forget_questions(queryset.values_list("uid", flat=True))
         return count
 
     @admin.display(description="Stem")
@@ -272,18 +309,20 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
 
     @admin.action(description="Publish selected questions")
     def publish(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
-        count = self._update(queryset, status=Status.PUBLISHED, updated_at=timezone.now())
+        count = self._update(
+            queryset, listed=True, status=Status.PUBLISHED, updated_at=timezone.now()
+        )
         self.message_user(request, f"Published {count} question(s).", messages.SUCCESS)
 
     @admin.action(description="Send selected questions to review")
     def send_to_review(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
-        count = self._update(queryset, status=Status.REVIEW, updated_at=timezone.now())
+        count = self._update(queryset, listed=True, status=Status.REVIEW, updated_at=timezone.now())
         self.message_user(request, f"Sent {count} question(s) to review.", messages.SUCCESS)
 
     @admin.action(description="Mark selected questions reviewed today")
     def mark_reviewed_today(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
         today = timezone.localdate()
-        count = self._update(queryset, reviewed_on=today, updated_at=timezone.now())
+        count = self._update(queryset, listed=False, reviewed_on=today, updated_at=timezone.now())
         self.message_user(
             request, f"Marked {count} question(s) reviewed on {today:%Y-%m-%d}.", messages.SUCCESS
         )

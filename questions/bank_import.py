@@ -13,8 +13,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from questions.bank_checks import BankError, Document, Problem, check_documents, named_uids
+from questions.bank_checks import BankError, Document, Problem, check_documents
 from questions.models import (
+    Author,
     Exam,
     Option,
     Question,
@@ -23,7 +24,7 @@ from questions.models import (
     Status,
     Topic,
 )
-from questions.pages import forget_questions
+from questions.pages import forget_exams
 
 # Updates are written in batches of this many rows: a CASE expression per field grows with the
 # batch, and SQLite evaluates it row by row.
@@ -82,7 +83,9 @@ def _exam_values(exam: dict[str, Any], position: int) -> dict[str, Any]:
     }
 
 
-def _question_values(question: dict[str, Any], topic: Topic, position: int) -> dict[str, Any]:
+def _question_values(
+    question: dict[str, Any], topic: Topic, position: int, authors: dict[str, int]
+) -> dict[str, Any]:
     reviewed = question.get("reviewed_on")
     return {
         "topic_id": topic.pk,
@@ -92,7 +95,7 @@ def _question_values(question: dict[str, Any], topic: Topic, position: int) -> d
         "explanation": question["explanation"],
         "difficulty": question.get("difficulty", ""),
         "status": question.get("status", Status.PUBLISHED),
-        "author": question.get("author", ""),
+        "author_id": authors.get(question.get("author", "")),
         "reviewed_on": datetime.date.fromisoformat(reviewed) if reviewed else None,
         "references": question.get("references", []),
         "tags": question.get("tags", []),
@@ -102,7 +105,8 @@ def _question_values(question: dict[str, Any], topic: Topic, position: int) -> d
 
 EXAM_FIELDS = list(_exam_values({"code": "", "title": ""}, 0))
 QUESTION_FIELDS = [
-    name for name in _question_values({"kind": "", "stem": "", "explanation": ""}, Topic(pk=0), 0)
+    name.removesuffix("_id")
+    for name in _question_values({"kind": "", "stem": "", "explanation": ""}, Topic(pk=0), 0, {})
 ]
 
 
@@ -124,8 +128,9 @@ def import_documents(
     merged = [exam for document in documents for exam in document["exams"]]
     with transaction.atomic():
         summary = _write(merged, say)
-        # Unchanged questions too: their "Go deeper" lists may name a changed one.
-        forget_questions(named_uids(documents))
+        # Every page of the exams, unchanged questions too: their "Go deeper" lists may name a
+        # changed one, and the exam's count and order may have changed.
+        forget_exams(Exam.objects.filter(slug__in=summary.exam_slugs).values_list("pk", flat=True))
         return summary
 
 
@@ -141,7 +146,10 @@ def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
     topic_rows = _write_topics(exams, exam_rows, summary)
     pairs = [(exam["slug"], question) for exam in exams for question in exam["questions"]]
     say(f"Writing {len(pairs)} questions")
-    question_rows, stored_questions, changed = _write_questions(exams, pairs, topic_rows, now)
+    authors = _authors([question for _, question in pairs])
+    question_rows, stored_questions, changed = _write_questions(
+        exams, pairs, topic_rows, authors, now
+    )
     say(f"Writing {sum(len(q['options']) for _, q in pairs)} options and their rationales")
     touched = _write_options([q for _, q in pairs], question_rows, stored_questions)
     say("Linking related questions")
@@ -218,10 +226,24 @@ def _write_topics(
     return rows
 
 
+def _authors(questions: list[dict[str, Any]]) -> dict[str, int]:
+    """The ids of the authors the questions name, by name; a name not curated yet gets a
+    record of its own, for a curator to complete in the admin. One query, two when some are
+    new."""
+    names = {q["author"] for q in questions if q.get("author")}
+    ids = dict(Author.objects.filter(name__in=names).values_list("name", "pk"))
+    new = [Author(name=name) for name in sorted(names - set(ids))]
+    if new:
+        Author.objects.bulk_create(new)
+        ids.update((author.name, author.pk) for author in new)
+    return ids
+
+
 def _write_questions(
     exams: list[dict[str, Any]],
     pairs: list[tuple[str, dict[str, Any]]],
     topic_rows: dict[tuple[str, str], Topic],
+    authors: dict[str, int],
     now: datetime.datetime,
 ) -> tuple[dict[str, Question], dict[str, Question], list[Question]]:
     """Create the new questions; return every question by uid, the ones that were stored
@@ -235,7 +257,7 @@ def _write_questions(
     changed: list[Question] = []
     for exam_slug, question in pairs:
         topic = topic_rows[(exam_slug, question["topic"])]
-        values = _question_values(question, topic, positions[question["uid"]])
+        values = _question_values(question, topic, positions[question["uid"]], authors)
         row = stored.get(question["uid"])
         if row is None:
             row = Question(uid=question["uid"], **values)

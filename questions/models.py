@@ -56,6 +56,9 @@ def validate_references(value: object) -> None:
 MIN_OPTIONS = 2
 MAX_OPTIONS = 8
 WEIGHT_TOTAL = Decimal(100)
+# How other learners answered a question shows once this many have answered it: fewer say
+# more about those few than about the question.
+MIN_SHARE_LEARNERS = 20
 
 
 class Kind(models.TextChoices):
@@ -279,6 +282,28 @@ class Topic(models.Model):
         return f"{self.exam.code} · {self.title}"
 
 
+class Author(models.Model):
+    """Who wrote and reviewed questions: a curated record, chosen on each question in the
+    admin, that the question page shows as its byline."""
+
+    name = models.CharField(max_length=200, unique=True)
+    credentials = models.CharField(
+        max_length=200, blank=True, help_text="Certifications held, e.g. CISSP, CCNP Security."
+    )
+    role = models.CharField(
+        max_length=200, blank=True, help_text="What they do, e.g. Cloud security architect."
+    )
+    bio = models.TextField(
+        max_length=600, blank=True, help_text="Two or three sentences shown under the byline."
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class QuestionQuerySet(models.QuerySet["Question"]):
     def published(self) -> "QuestionQuerySet":
         return self.filter(status=Status.PUBLISHED)
@@ -307,7 +332,14 @@ class Question(models.Model):
     explanation = models.TextField(help_text="Markdown: why the correct answer is correct.")
     difficulty = models.CharField(max_length=10, choices=Difficulty.choices, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
-    author = models.CharField(max_length=200, blank=True)
+    author = models.ForeignKey(
+        Author,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="questions",
+        help_text="Who wrote and reviewed it: the page's byline.",
+    )
     reviewed_on = models.DateField("last reviewed", null=True, blank=True)
     references = models.JSONField(
         default=list,
@@ -329,6 +361,9 @@ class Question(models.Model):
     position = models.PositiveIntegerField(
         default=0, help_text="Order within its exam in exported bank files."
     )
+    # Learners whose first answer to it is known, as the item statistics last counted them:
+    # how other learners answered shows from MIN_SHARE_LEARNERS on (see Option.chosen_by).
+    answered_by = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     # Set explicitly by the importer's bulk updates too: it keys cached renderings.
     updated_at = models.DateTimeField(auto_now=True)
@@ -386,6 +421,8 @@ class Option(models.Model):
     position = models.PositiveSmallIntegerField(default=0)
     text = models.TextField(help_text="Markdown.")
     is_correct = models.BooleanField("correct", default=False)
+    # Of the question's answered_by learners, those whose first answer chose this option.
+    chosen_by = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         # No unique (question, position): the admin lets curators swap two positions in one

@@ -22,11 +22,14 @@ from datetime import timedelta
 
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
 from questions.models import (
+    MIN_SHARE_LEARNERS,
+    Author,
     Grade,
     Kind,
     Option,
@@ -46,7 +49,7 @@ POLL_SECONDS = 20
 POLL_OVERLAP = timedelta(seconds=5)
 # PageChange rows older than this have been read by every process that is still running.
 CHANGE_RETENTION = timedelta(days=1)
-CACHE_PREFIX = "question-page:v2:"  # bump when QuestionPage changes shape
+CACHE_PREFIX = "question-page:v3:"  # bump when QuestionPage changes shape
 MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
 
 
@@ -59,6 +62,15 @@ class OptionView:
     why_html: SafeString
     tempting_html: SafeString
     right_when_html: SafeString
+    chosen_by: int = 0  # learners whose first answer chose it (see Question.answered_by)
+
+
+@dataclass(frozen=True)
+class AuthorView:
+    name: str
+    credentials: str
+    role: str
+    bio: str
 
 
 @dataclass(frozen=True)
@@ -95,9 +107,15 @@ class QuestionPage:
     explanation_html: SafeString
     options: tuple[OptionView, ...]
     related: tuple[RelatedView, ...]
-    author: str
+    author: AuthorView | None
     reviewed_on: datetime.date | None
     references: tuple[Reference, ...]
+    # The exam's published questions, and the published questions before and after this one
+    # in its topic's order: every page of an exam is dropped when these change (forget_exams).
+    exam_question_count: int = 0
+    previous_uid: str | None = None
+    next_uid: str | None = None
+    answered_by: int = 0  # learners whose first answer is counted in the options' chosen_by
 
     @property
     def is_published(self) -> bool:
@@ -115,6 +133,20 @@ class QuestionPage:
     def option_keys(self) -> frozenset[str]:
         return frozenset(option.key for option in self.options)
 
+    @property
+    def correct_options(self) -> list["Lettered"]:
+        """The correct options with their letters, for "Correct answer: C. ..."."""
+        return [
+            Lettered(letter_for(index), option)
+            for index, option in enumerate(self.options)
+            if option.is_correct
+        ]
+
+    @property
+    def shares_shown(self) -> bool:
+        """Whether enough learners answered for how they answered to say something."""
+        return self.answered_by >= MIN_SHARE_LEARNERS
+
     def grade(self, chosen_keys: Iterable[str]) -> Grade:
         return grade_answer((o.key for o in self.options if o.is_correct), chosen_keys)
 
@@ -125,9 +157,23 @@ class QuestionPage:
                 letter=letter_for(index),
                 chosen=option.key in grade.chosen,
                 missed=option.key in grade.missed,
+                share=self.share_of(option),
             )
             for index, option in enumerate(self.options)
         ]
+
+    def share_of(self, option: OptionView) -> int | None:
+        """The percent of learners whose first answer chose the option; None while too few
+        answered."""
+        if not self.shares_shown:
+            return None
+        return round(100 * option.chosen_by / self.answered_by)
+
+
+@dataclass(frozen=True)
+class Lettered:
+    letter: str
+    option: OptionView
 
 
 @dataclass(frozen=True)
@@ -136,6 +182,7 @@ class OptionResult:
     letter: str
     chosen: bool
     missed: bool
+    share: int | None = None  # percent of learners who chose it, when enough answered
 
     @property
     def state(self) -> str:
@@ -197,7 +244,33 @@ def question_pages(uids: Iterable[str]) -> dict[str, QuestionPage]:
 
 
 def build_question_pages(uids: list[str]) -> dict[str, QuestionPage]:
-    questions = list(Question.objects.select_related("topic__exam").filter(uid__in=uids))
+    published = Question.objects.published()
+    same_topic = published.filter(topic=OuterRef("topic"))
+    here = {"position": OuterRef("position")}
+    before = same_topic.filter(
+        Q(position__lt=OuterRef("position")) | Q(**here, uid__lt=OuterRef("uid"))
+    )
+    after = same_topic.filter(
+        Q(position__gt=OuterRef("position")) | Q(**here, uid__gt=OuterRef("uid"))
+    )
+    in_exam = (
+        published.filter(topic__exam=OuterRef("topic__exam"))
+        .order_by()
+        .values("topic__exam")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    # The neighbours in the topic's order and the exam's count, as subqueries of the one
+    # query (served by the question_topic_status_pos index).
+    questions = list(
+        Question.objects.select_related("topic__exam", "author")
+        .filter(uid__in=uids)
+        .annotate(
+            previous_uid=Subquery(before.order_by("-position", "-uid").values("uid")[:1]),
+            next_uid=Subquery(after.order_by("position", "uid").values("uid")[:1]),
+            exam_question_count=Subquery(in_exam),
+        )
+    )
     options: dict[int, list[OptionView]] = {}
     for option in (
         Option.objects.filter(question__in=questions)
@@ -214,6 +287,7 @@ def build_question_pages(uids: list[str]) -> dict[str, QuestionPage]:
                 why_html=render_markdown(rationale.why),
                 tempting_html=render_markdown(rationale.tempting_because),
                 right_when_html=render_markdown(rationale.right_when),
+                chosen_by=option.chosen_by,
             )
         )
     related: dict[int, list[RelatedView]] = {}
@@ -256,13 +330,25 @@ def _page_of(
         explanation_html=render_markdown(question.explanation),
         options=tuple(options),
         related=tuple(related),
-        author=question.author,
+        author=_author_of(question.author),
         reviewed_on=question.reviewed_on,
         references=tuple(
             Reference(title=str(ref.get("title", "")), url=str(ref.get("url", "")))
             for ref in question.references
             if isinstance(ref, dict)
         ),
+        exam_question_count=question.exam_question_count or 0,  # type: ignore[attr-defined]
+        previous_uid=question.previous_uid,  # type: ignore[attr-defined]
+        next_uid=question.next_uid,  # type: ignore[attr-defined]
+        answered_by=question.answered_by,
+    )
+
+
+def _author_of(author: Author | None) -> AuthorView | None:
+    if author is None:
+        return None
+    return AuthorView(
+        name=author.name, credentials=author.credentials, role=author.role, bio=author.bio
     )
 
 
@@ -299,4 +385,13 @@ def forget_questions(uids: Iterable[str]) -> None:
 
 def forget_exam(exam_id: int) -> None:
     """After an exam or topic edit: every page of the exam shows its names."""
-    forget_questions(Question.objects.filter(topic__exam_id=exam_id).values_list("uid", flat=True))
+    forget_exams([exam_id])
+
+
+def forget_exams(exam_ids: Iterable[int]) -> None:
+    """Every page of these exams: after an edit of their names, and after a change of which
+    questions they publish or of their order, which every page shows (the exam's count of
+    published questions, the previous and next questions of the topic)."""
+    forget_questions(
+        Question.objects.filter(topic__exam_id__in=list(exam_ids)).values_list("uid", flat=True)
+    )

@@ -7,7 +7,7 @@ from typing import Any, cast
 import factory
 
 from progress.accounts.models import User
-from questions.models import Exam, Kind, Option, Question, Rationale, Status, Topic
+from questions.models import Author, Exam, Kind, Option, Question, Rationale, Status, Topic
 
 
 class UserFactory(factory.django.DjangoModelFactory[User]):
@@ -79,7 +79,7 @@ class QuestionFactory(factory.django.DjangoModelFactory[Question]):
     explanation = "Because the root cause is fixed there."
     difficulty = "medium"
     status = Status.PUBLISHED
-    author = "Test Author"
+    author = factory.SubFactory("tests.factories.AuthorFactory")
 
     @factory.post_generation
     def options(self: Question, create: bool, extracted: list[bool] | None, **kwargs: Any) -> None:
@@ -88,6 +88,16 @@ class QuestionFactory(factory.django.DjangoModelFactory[Question]):
         corrects = extracted if extracted is not None else [True, False, False]
         for position, correct in enumerate(corrects):
             OptionFactory(question=self, position=position, is_correct=correct)
+
+
+class AuthorFactory(factory.django.DjangoModelFactory[Author]):
+    class Meta:
+        model = Author
+        django_get_or_create = ("name",)
+
+    name = "Test Author"
+    credentials = "CISSP"
+    role = "Security engineer"
 
 
 class OptionFactory(factory.django.DjangoModelFactory[Option]):

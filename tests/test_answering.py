@@ -2,6 +2,7 @@
 how an edit reaches the page."""
 
 import json
+import re
 from unittest import mock
 
 import pytest
@@ -60,7 +61,16 @@ def test_right_answer_shows_the_full_breakdown(client, single):
             assert option.rationale.right_when in text
     assert text.count("Correct answer</span>") == 1
     assert "Your choice: right" in text
-    assert "Written by Test Author" in text
+    # The verdict names the right answer, then the breakdown says why, option by option.
+    correct = single.options.get(is_correct=True)
+    letter = "ABC"[list(single.options.order_by("position")).index(correct)]
+    assert re.search(
+        rf"Correct answer:</strong>\s*<span class=\"answer-name\">{letter}\. {correct.text}</span>",
+        text,
+    )
+    assert text.count("Why this is correct") == 1
+    assert text.count("Why it\u2019s wrong here") == 2
+    assert text.index("Correct answer:") < text.index("Explanation") < text.index("Why this is")
     assert ">Check answer</button>" not in text  # the form gave way to the result
 
 
@@ -102,11 +112,12 @@ def test_related_questions_references_and_review_date_are_shown(client, single):
     )
     right, _ = keys_of(single)
     text = answer(client, single, right).text
-    assert "Go deeper" in text
-    assert f'href="{target.get_absolute_url()}">Where do keys live?</a>' in text
+    related = text.index("Related to this question")
+    assert text.index(f'href="{target.get_absolute_url()}">Where do keys live?</a>') > related
     assert "A draft neighbour" not in text
-    assert 'last reviewed <time datetime="2026-03-04">4 March 2026</time>' in text
-    assert 'href="https://pages.nist.gov/800-63-3/"' in text
+    assert 'Last reviewed <time datetime="2026-03-04">March 2026</time>' in text
+    # References stay under "Go deeper".
+    assert text.index("Go deeper") < text.index('href="https://pages.nist.gov/800-63-3/"')
 
 
 def test_htmx_gets_the_result_partial_and_the_plain_post_the_whole_page(client, single):

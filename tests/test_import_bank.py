@@ -312,9 +312,9 @@ def test_import_query_count_is_flat_in_the_number_of_questions(second_import):
 
 
 def test_import_query_count_is_pinned():
-    # The check (1); exams, topics, questions, options, rationales, related (a few each);
-    # the cache: linking questions, change rows, pruning.
-    assert count_import_queries(make_bank(50)) == 17
+    # The check (1); exams, topics, authors, questions, options, rationales, related (a few
+    # each); the cache: the exams' questions, linking questions, change rows, pruning.
+    assert count_import_queries(make_bank(50)) == 19
 
 
 def test_sample_bank_is_a_valid_file_as_shipped():

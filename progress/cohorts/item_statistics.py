@@ -12,6 +12,8 @@ from django.utils import timezone
 
 from progress.cohorts.models import ItemStatistic, Membership, item_flags
 from progress.practice.models import Attempt
+from questions.models import Option, Question
+from questions.pages import forget_questions
 
 
 class _Moments:
@@ -49,6 +51,8 @@ class _ItemTally:
     firsts: int = 0
     right: int = 0
     moments: _Moments = field(default_factory=_Moments)
+    # Option key -> learners whose first answer chose it (what the question page shows).
+    first_options: dict[str, int] = field(default_factory=dict)
 
 
 def compute_item_statistics(progress: Callable[[int], None] | None = None) -> int:
@@ -79,6 +83,7 @@ def compute_item_statistics(progress: Callable[[int], None] | None = None) -> in
             scopes_by_exam.setdefault(cohort_exam, []).append(cohort_id)
         # First answers per question, and the learner's score per exam over them.
         first: dict[int, bool] = {}
+        first_keys: dict[int, set[str]] = {}
         exam_of: dict[int, int | None] = {}
         for question_id, exam_id, correct, chosen, spent in learner:
             scopes: list[int | None] = [None, *scopes_by_exam.get(exam_id, [])]
@@ -94,6 +99,7 @@ def compute_item_statistics(progress: Callable[[int], None] | None = None) -> in
                     tally.seconds.append(spent.total_seconds())
             if question_id not in first:
                 first[question_id] = correct
+                first_keys[question_id] = {str(c.get("key", "")) for c in chosen or []}
                 exam_of[question_id] = exam_id
         totals: dict[int | None, list[int]] = {}
         for question_id, correct in first.items():
@@ -110,6 +116,9 @@ def compute_item_statistics(progress: Callable[[int], None] | None = None) -> in
                 tally.right += int(correct)
                 if rest is not None:
                     tally.moments.add(float(correct), rest)
+            overall = tallies[(None, question_id)]
+            for key in first_keys[question_id]:
+                overall.first_options[key] = overall.first_options.get(key, 0) + 1
 
     for learner_id, question_id, exam_id, correct, chosen, spent in rows:
         if learner_id != current:
@@ -144,6 +153,32 @@ def compute_item_statistics(progress: Callable[[int], None] | None = None) -> in
     with transaction.atomic():
         ItemStatistic.objects.all().delete()
         ItemStatistic.objects.bulk_create(statistics, batch_size=2000)
+        store_answer_shares({q: t for (scope, q), t in tallies.items() if scope is None})
     if progress is not None:
         progress(done)
     return len(statistics)
+
+
+def store_answer_shares(overall: dict[int, _ItemTally]) -> None:
+    """Store on the questions and their options how many learners' first answers chose each
+    option (what a question page shows after an answer), and drop the cached pages of the
+    questions whose figures changed. Two reads, the writes of what changed, and the cache's."""
+    uids, changed_questions = {}, []
+    for pk, uid, answered in Question.objects.values_list("pk", "uid", "answered_by"):
+        uids[pk] = uid
+        firsts = overall[pk].firsts if pk in overall else 0
+        if firsts != answered:
+            changed_questions.append(Question(pk=pk, answered_by=firsts))
+    changed_options = []
+    touched = {question.pk for question in changed_questions}
+    for pk, question_id, key, chosen_by in Option.objects.values_list(
+        "pk", "question_id", "key", "chosen_by"
+    ):
+        tally = overall.get(question_id)
+        count = tally.first_options.get(key, 0) if tally else 0
+        if count != chosen_by:
+            changed_options.append(Option(pk=pk, chosen_by=count))
+            touched.add(question_id)
+    Question.objects.bulk_update(changed_questions, ["answered_by"], batch_size=2000)
+    Option.objects.bulk_update(changed_options, ["chosen_by"], batch_size=2000)
+    forget_questions(uids[pk] for pk in touched)

@@ -73,7 +73,7 @@ def export_document(exams: Sequence[Exam] | None = None) -> Document:
         topics_by_exam.setdefault(topic.exam_id, []).append(topic)
     questions = list(
         Question.objects.filter(topic__exam__in=exam_ids)
-        .select_related("topic")
+        .select_related("topic", "author")
         .order_by("position", "uid")
     )
     options_by_question: dict[int, list[Option]] = {}
@@ -154,7 +154,7 @@ def _export_question(question: Question, options: list[Option], related: list[st
         "explanation": question.explanation,
         "difficulty": question.difficulty,
         "status": question.status,
-        "author": question.author,
+        "author": question.author.name if question.author else "",
         "reviewed_on": question.reviewed_on.isoformat() if question.reviewed_on else None,
         "references": question.references,
         "tags": question.tags,

@@ -29,7 +29,7 @@ def test_answer_appears_without_a_page_load(page, question):
     page.evaluate("window.sameDocument = true")
     option_label(page, 2).click()
     page.get_by_role("button", name="Check answer").click()
-    expect(page.get_by_role("heading", name="Correct")).to_be_visible()
+    expect(page.get_by_role("heading", name="Correct", exact=True)).to_be_visible()
     expect(page.get_by_text("Multi-factor authentication defeats")).to_be_visible()
     expect(page.locator(".option-result")).to_have_count(3)
     assert page.evaluate("window.sameDocument") is True  # no reload happened
@@ -82,7 +82,7 @@ def test_keyboard_only(page, question):
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Check answer"
     page.keyboard.press("Enter")
-    expect(page.get_by_role("heading", name="Correct")).to_be_visible()
+    expect(page.get_by_role("heading", name="Correct", exact=True)).to_be_visible()
     assert page.evaluate("document.activeElement.id") == "result"
 
 

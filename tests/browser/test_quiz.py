@@ -50,3 +50,36 @@ def test_sign_up_practise_five_questions_and_retry_the_missed(page):
     assert missed > 0, "the demo topic's first options are not all correct"
     page.get_by_role("button", name=f"Retry the {missed} I missed").click()
     expect(page.get_by_text(f"Question 1 of {missed}")).to_be_visible()
+
+
+@pytest.mark.parametrize(
+    "viewport",
+    [{"width": 1280, "height": 900}, {"width": 375, "height": 740}],
+    ids=["desktop", "phone"],
+)
+def test_the_next_button_is_right_under_the_verdict(page, viewport):
+    from progress.practice.models import Quiz
+    from tests.factories import UserFactory
+
+    import_document(read_document(DEMO_BANK))
+    topic = Topic.objects.order_by("exam__position", "position").first()
+    learner = UserFactory(username="quizzer")
+    quiz = Quiz.objects.start(
+        learner=learner, exam=topic.exam, topic=topic, selection="any", length=3
+    )
+    page.set_viewport_size(viewport)
+    page.goto("/accounts/login/")
+    page.get_by_label("Username or e-mail").fill("quizzer")
+    page.locator("#id_password").fill("correct horse battery staple")
+    page.get_by_role("button", name="Sign in").click()
+    page.goto(f"/progress/quizzes/{quiz.code}/1/")
+    page.locator("label[for=choice-1]").click()
+    page.get_by_role("button", name="Check answer").click()
+    verdict = page.locator("#result-heading")
+    expect(verdict).to_be_visible()
+    # Without scrolling further than the answer's own focus did, the way on is on screen.
+    next_link = page.get_by_role("link", name="Next question")
+    box = next_link.bounding_box()
+    assert box is not None
+    assert box["y"] + box["height"] <= viewport["height"]
+    assert box["y"] > verdict.bounding_box()["y"]
