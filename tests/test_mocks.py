@@ -312,6 +312,39 @@ def test_report_on_a_hand_computed_case(client, learner, exam):
     assert "Scores by sitting" in text
 
 
+def test_the_report_separates_wrong_from_unanswered(client, learner, exam):
+    # Right: 1 and 4; left unanswered: 5 (beta); wrong: 2 and 3 (alpha).
+    mock = sit(client, exam, right_numbers={1, 4})
+    text = client.get(reverse("mock_report", args=[mock.code])).text
+    assert "2 answered wrong, 1 left unanswered." in text
+    assert "Review the 3 you missed" in text
+    assert "Practise the 3 I missed" in text
+    beta = text[text.index("Beta topic") :]
+    assert re.search(r"<td>1 of 2</td>\s*<td>1</td>", beta[:500])  # one right, one blank
+
+
+def test_each_reviewed_question_is_one_line_until_opened(client, learner, exam):
+    mock = sit(client, exam, right_numbers={1, 2, 4})
+    text = client.get(reverse("mock_review", args=[mock.code])).text
+    items = re.findall(r'<article class="question card review-item".*?</article>', text, re.S)
+    assert len(items) == 2
+    for item in items:
+        summary = re.search(r"<summary>(.*?)</summary>", item, re.S).group(1)
+        assert re.search(r"Question \d · \w+ topic", summary)
+        assert "Wrong" in summary or "Unanswered" in summary
+        assert "<details>" in item  # closed at first
+        assert "<details open" not in item
+        assert "Explanation" not in summary
+
+
+def test_a_review_with_nothing_missed_says_so(client, learner, exam):
+    mock = sit(client, exam, right_numbers={1, 2, 3, 4})
+    mock.items.filter(position=4).update(is_correct=True, chosen_keys=["x"])
+    text = client.get(reverse("mock_review", args=[mock.code])).text
+    assert "every question was right" in text
+    assert "?show=all" in text
+
+
 def test_a_pass_and_the_trend_of_sittings(client, learner, exam):
     sit(client, exam, right_numbers={1})
     second = sit(client, exam, right_numbers={1, 2, 3, 4})
@@ -326,14 +359,16 @@ def test_a_pass_and_the_trend_of_sittings(client, learner, exam):
 def test_review_filters(client, learner, exam):
     mock = sit(client, exam, right_numbers={1, 2, 4}, flag_numbers={2})
     url = reverse("mock_review", args=[mock.code])
-    text = client.get(url).text
+    text = client.get(url, {"show": "all"}).text
     assert text.count('class="question card review-item"') == 5
     assert "Your choice: right" in text
-    wrong = client.get(url, {"show": "wrong"}).text
+    # It opens on what needs attention: the wrong and the unanswered ones.
+    wrong = client.get(url).text
     assert re.findall(r'id="q(\d)"', wrong) == ["3", "5"]
+    assert client.get(url, {"show": "wrong"}).text.count("review-item") == 2
     flagged = client.get(url, {"show": "flagged"}).text
     assert re.findall(r'id="q(\d)"', flagged) == ["2"]
-    beta = client.get(url, {"topic": "beta"}).text
+    beta = client.get(url, {"topic": "beta", "show": "all"}).text
     assert re.findall(r'id="q(\d)"', beta) == ["4", "5"]
     item = mock.items.select_related("question").get(position=2)
     assert item.question.explanation in wrong

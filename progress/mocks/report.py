@@ -9,16 +9,22 @@ from progress.mocks.models import MockExam
 
 def report_context(mock: MockExam) -> dict[str, Any]:
     """The report's template context. Three queries."""
-    items = list(mock.items.values_list("topic_id", "is_correct"))
+    items = [
+        (topic_id, bool(correct), bool(chosen))
+        for topic_id, correct, chosen in mock.items.values_list(
+            "topic_id", "is_correct", "chosen_keys"
+        )
+    ]
     topics = []
     for topic in mock.exam.topics.order_by("position", "slug"):
-        drawn = [correct for topic_id, correct in items if topic_id == topic.pk]
-        right = sum(1 for correct in drawn if correct)
+        drawn = [(correct, chosen) for topic_id, correct, chosen in items if topic_id == topic.pk]
+        right = sum(1 for correct, _ in drawn if correct)
         topics.append(
             {
                 "topic": topic,
                 "drawn": len(drawn),
                 "right": right,
+                "unanswered": sum(1 for _, chosen in drawn if not chosen),
                 "percent": round(100 * right / len(drawn)) if drawn else None,
             }
         )
@@ -38,5 +44,8 @@ def report_context(mock: MockExam) -> dict[str, Any]:
         "topics": topics,
         "history": history,
         "chart": chart,
-        "wrong": sum(1 for _, correct in items if not correct),
+        # Answered wrong and left unanswered: both count against the score, for different
+        # reasons (what was not known, and what there was no time for).
+        "wrong": sum(1 for _, correct, chosen in items if chosen and not correct),
+        "unanswered": sum(1 for _, _, chosen in items if not chosen),
     }

@@ -209,10 +209,11 @@ def mock_review(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     mock = _get_submitted_mock_for_learner(request, code)
     if mock is None:
         return redirect(reverse("mock_resume", args=[code]))
-    show = request.GET.get("show", "all")
+    # The review opens on what needs attention: the questions answered wrong or left blank.
+    show = request.GET.get("show", "wrong")
     topic_slug = request.GET.get("topic", "")
     if show not in {"all", "wrong", "flagged"}:
-        show = "all"
+        show = "wrong"
     selected = mock.items.select_related("question", "topic").order_by("position")
     if show == "wrong":
         selected = selected.exclude(is_correct=True)
@@ -233,6 +234,7 @@ def mock_review(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
                 "page": page,
                 "grade": grade,
                 "breakdown": page.breakdown(grade) if page and grade else [],
+                "snippet": page.snippet if page else "",
             }
         )
     context = {

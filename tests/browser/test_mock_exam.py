@@ -57,3 +57,33 @@ def test_sit_a_mock_exam_and_read_the_report(page):
     expect(page.locator("svg.chart")).to_be_visible()
     page.get_by_role("link", name="Review every question").click()
     expect(page.locator(".review-item")).to_have_count(total)
+
+
+def test_enter_saves_and_goes_on_and_the_timer_stays_in_sight_on_a_phone(page):
+    import_document(read_document(DEMO_BANK))
+    UserFactory(username="phone")
+    page.set_viewport_size({"width": 375, "height": 740})
+    page.goto("/accounts/login/")
+    page.get_by_label("Username or e-mail").fill("phone")
+    page.locator("#id_password").fill("correct horse battery staple")
+    page.get_by_role("button", name="Sign in").click()
+    page.goto("/exams/network-fundamentals/")
+    page.get_by_role("link", name="Start mock exam").click()
+    page.get_by_role("button", name="Start mock exam").click()
+    total = MockExam.objects.get().question_count
+    expect(page.get_by_text(f"Question 1 of {total}")).to_be_visible()
+    # Choose and press Enter: the answer is saved and the next question opens, on every
+    # question (from the second on, "Previous" is the form's first visible button).
+    for number in (1, 2):
+        page.locator("label[for=choice-2]").click()
+        page.keyboard.press("Enter")
+        expect(page.get_by_text(f"Question {number + 1} of {total}")).to_be_visible()
+        assert MockExam.objects.get().items.get(position=number - 1).chosen_keys != []
+    # Scrolled down to the navigator, the countdown is still on screen.
+    page.get_by_role("navigation", name="All questions").scroll_into_view_if_needed()
+    timer = page.locator(".timer")
+    box = timer.bounding_box()
+    assert box is not None
+    assert box["y"] >= 0
+    assert box["y"] + box["height"] <= 740
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
