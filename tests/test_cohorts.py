@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from progress.cohorts.models import Cohort, Membership
 from progress.mocks.models import MockExam
-from progress.practice.models import LearnerDay, Note
+from progress.practice.marks import Note
+from progress.practice.models import LearnerDay
 from progress.readiness.models import ExamReadiness
 from tests.factories import (
     ExamFactory,

@@ -6,7 +6,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from progress.practice.models import Attempt, Note
+from progress.practice.marks import Note
+from progress.practice.models import Attempt
 from tests.factories import QuestionFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

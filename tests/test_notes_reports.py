@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from progress.practice.models import Bookmark, Note, ProblemReport
+from progress.practice.marks import Bookmark, Note, ProblemReport
 from tests.factories import QuestionFactory, StaffFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

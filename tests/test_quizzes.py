@@ -5,7 +5,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from progress.practice.models import Attempt, Bookmark, Quiz, QuizItem
+from progress.practice.marks import Bookmark
+from progress.practice.models import Attempt, Quiz, QuizItem
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -119,11 +120,108 @@ def test_bookmarked_selection(client, learner, topic):
     assert set(quiz_of(learner).items.values_list("question", flat=True)) == {q.pk for q in marked}
 
 
-def test_nothing_to_practise_says_so(client, learner, topic):
+def test_nothing_to_practise_names_the_topic_and_offers_the_next_best(client, learner, topic):
     response = start(client, topic, selection="bookmarked")
     assert response.status_code == 200
-    assert "No questions match this choice yet" in response.text
+    text = response.text
+    assert f"No question of {topic.title} ({topic.exam.code}) is in “bookmarked” yet." in text
     assert not Quiz.objects.exists()
+    # Nothing answered wrong or due either: the nearest choice with questions is "not yet
+    # answered", all 12, offered as one button that starts it.
+    assert "Practise “Not yet answered”: 12 questions" in text
+    form = re.search(r'<section class="card next-best".*?</section>', text, re.S).group(0)
+    fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', form))
+    assert fields["selection"] == "unanswered"
+    assert fields["topic"] == topic.slug
+    client.post(START, {k: v for k, v in fields.items() if k != "csrfmiddlewaretoken"})
+    assert quiz_of(learner).item_count == 10
+
+
+def test_a_topic_without_questions_offers_the_whole_exam(client, learner, topic):
+    empty = TopicFactory(exam=topic.exam, title="Empty so far")
+    text = start(client, empty).text
+    assert f"No question of Empty so far ({topic.exam.code})" in text
+    assert f"Practise all topics of {topic.exam.code}" in text
+
+
+@pytest.mark.parametrize(
+    ("count", "offered"),
+    [
+        (6, ["All 6"]),
+        (15, ["10 questions", "All 15"]),
+        (25, ["10 questions", "20 questions", "All 25"]),
+    ],
+)
+def test_the_topic_page_offers_the_lengths_it_can_fill(client, learner, count, offered):
+    topic = TopicFactory()
+    QuestionFactory.create_batch(count, topic=topic)
+    text = client.get(reverse("topic_detail", args=[topic.exam.slug, topic.slug])).text
+    form = text[text.index('class="quiz-start card"') :]
+    labels = re.findall(r'name="length"[^>]*> ([^<]+)</label>', form)
+    assert [label.strip() for label in labels] == offered
+    assert 'name="length" value="' in form
+    assert re.search(r'name="length" value="[^"]+"[^>]*checked', form)  # one is chosen
+
+
+def test_a_quiz_shorter_than_asked_says_so(client, learner, topic):
+    marked = list(topic.questions.published()[:4])
+    for question in marked:
+        Bookmark.objects.create(learner=learner, question=question)
+    response = start(client, topic, selection="bookmarked", length="10")
+    assert quiz_of(learner).item_count == 4
+    text = client.get(response.url, follow=True).text
+    assert "Only 4 questions matched: this quiz has all of them." in text
+
+
+def test_a_quiz_can_be_stopped_and_its_answers_stay(client, learner, topic):
+    start(client, topic, length="10")
+    quiz = quiz_of(learner)
+    first = quiz.items.select_related("question").get(position=0).question
+    client.post(reverse("quiz_item", args=[quiz.code, 1]), {"choice": [correct_key(first)]})
+    response = client.post(reverse("quiz_abandon", args=[quiz.code]))
+    assert response.url == reverse("quiz_summary", args=[quiz.code])
+    quiz.refresh_from_db()
+    assert quiz.abandoned
+    assert quiz.finished_at is not None
+    summary = client.get(response.url).text
+    assert "You stopped this quiz after 1 of 10 questions." in summary
+    assert "Continue the quiz" not in summary
+    assert Attempt.objects.filter(learner=learner).count() == 1
+    # It no longer counts as in progress, and its questions cannot be answered any more.
+    assert "Stop the quiz" not in client.get(reverse("progress_home")).text
+    second = quiz.items.select_related("question").get(position=1).question
+    item = client.post(reverse("quiz_item", args=[quiz.code, 2]), {"choice": [correct_key(second)]})
+    assert item.url == reverse("quiz_summary", args=[quiz.code])
+    assert Attempt.objects.filter(learner=learner).count() == 1
+    resumed = client.get(reverse("quiz_resume", args=[quiz.code]))
+    assert resumed.url == reverse("quiz_summary", args=[quiz.code])
+
+
+def test_another_learner_cannot_stop_my_quiz(client, learner, topic):
+    start(client, topic)
+    quiz = quiz_of(learner)
+    client.force_login(UserFactory())
+    assert client.post(reverse("quiz_abandon", args=[quiz.code])).status_code == 404
+    quiz.refresh_from_db()
+    assert not quiz.abandoned
+
+
+def test_without_javascript_bookmarking_in_a_quiz_comes_back_to_it(client, learner, topic):
+    start(client, topic)
+    quiz = quiz_of(learner)
+    item_url = reverse("quiz_item", args=[quiz.code, 1])
+    page = client.get(item_url).text
+    assert f'name="next" value="{item_url}"' in page
+    question = quiz.items.select_related("question").get(position=0).question
+    bookmark = reverse("bookmark_toggle", args=[question.uid])
+    response = client.post(bookmark, {"bookmarked": "1", "next": item_url})
+    assert response.url == item_url
+    assert Bookmark.objects.filter(learner=learner, question=question).exists()
+    note = client.post(reverse("note_save", args=[question.uid]), {"text": "x", "next": item_url})
+    assert note.url == item_url
+    # A next that leaves the site is ignored: back to the question's own page.
+    away = client.post(bookmark, {"bookmarked": "0", "next": "https://evil.example/"})
+    assert away.url == question.get_absolute_url()
 
 
 @pytest.mark.parametrize(

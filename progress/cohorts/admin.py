@@ -20,7 +20,7 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 
 from progress.cohorts.models import ItemStatistic
-from progress.practice.models import ProblemReport, ReportStatus
+from progress.practice.marks import ProblemReport, ReportStatus
 from questions.admin import QuestionAdmin  # registers it: replaced below
 from questions.models import Question
 

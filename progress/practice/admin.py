@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from progress.practice.models import ProblemReport, ReportStatus
+from progress.practice.marks import ProblemReport, ReportStatus
 from questions.models import Question
 
 DETAILS_EXCERPT = 120

@@ -4,11 +4,19 @@ from typing import Any
 
 from django import forms
 
-from progress.practice.models import ReportKind, Selection
-from questions.models import Exam, Topic
+from progress.practice.marks import ReportKind
+from progress.practice.models import Selection
+from questions.models import Exam, Question, Topic
 
 NOTE_MAX_LENGTH = 5000
 LENGTHS = [("10", "10 questions"), ("20", "20 questions"), ("all", "All of them")]
+
+
+def lengths_for(available: int) -> list[tuple[str, str]]:
+    """The quiz lengths that `available` questions can fill: 10 and 20 when there are more,
+    and all of them, counted ("All 6")."""
+    fixed = [(value, label) for value, label in LENGTHS[:2] if int(value) < available]
+    return [*fixed, ("all", f"All {available}")]
 
 
 class QuizStartForm(forms.Form):
@@ -23,9 +31,24 @@ class QuizStartForm(forms.Form):
 
     @classmethod
     def for_page(cls, exam: Exam, topic: Topic | None) -> "QuizStartForm":
-        """The form an exam page (topic None) or a topic page offers, its ids unique there."""
+        """The form an exam page (topic None) or a topic page offers: the lengths its
+        published questions can fill, its ids unique on the page. One query (the count)."""
+        questions = Question.objects.published().filter(topic__exam=exam)
+        if topic is not None:
+            questions = questions.filter(topic=topic)
+        available = questions.count()
         initial = {"exam": exam.slug, "topic": topic.slug if topic else ""}
-        return cls(initial=initial, auto_id=f"quiz-{topic.slug if topic else 'all'}-%s")
+        form = cls(initial=initial, auto_id=f"quiz-{topic.slug if topic else 'all'}-%s")
+        form.offer_lengths(available)
+        return form
+
+    def offer_lengths(self, available: int) -> None:
+        """Offer only the lengths that `available` questions can fill (a post may still name
+        any: the quiz then holds what there is, and says so)."""
+        choices = lengths_for(available)
+        self.fields["length"].widget.choices = choices
+        if self.initial.get("length", "10") not in {value for value, _ in choices}:
+            self.initial["length"] = choices[0][0]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

@@ -1,7 +1,7 @@
 """Practice: the answers a learner gives (attempts, recorded exactly once), quizzes, the
-spaced-review cards, the daily totals behind the study analytics, and the learner's marks on a
-question (bookmarks, private notes, problem reports). Everything here belongs to one learner,
-and every view reaches it through that learner."""
+spaced-review cards and the daily totals behind the study analytics; the learner's marks on a
+question (bookmarks, notes, problem reports) are in `marks`. Everything here belongs to one
+learner, and every view reaches it through that learner."""
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from progress.accounts.models import User
 from progress.codes import new_code
+from progress.practice.marks import Bookmark
 from progress.readiness.models import LearnerReadiness
 from questions.models import Exam, Grade, Question, Topic
 from questions.pages import QuestionPage
@@ -70,6 +71,27 @@ class Selection(models.TextChoices):
                 Exists(Bookmark.objects.filter(learner=learner, question=OuterRef("pk")))
             )
         return questions
+
+    @staticmethod
+    def next_best(
+        selection: str, questions: "QuerySet[Question]", learner: "User"
+    ) -> tuple["Selection", int] | None:
+        """When `selection` matches none of `questions`: the nearest choice that matches
+        some, with how many it matches; None when none does. A count per choice tried."""
+        for other in NEXT_BEST.get(selection, ()):
+            count = Selection.apply(other, questions, learner).count()
+            if count:
+                return other, count
+        return None
+
+
+# What to offer when a choice of questions matches none, nearest first.
+NEXT_BEST: dict[str, tuple[Selection, ...]] = {
+    Selection.WRONG: (Selection.DUE, Selection.UNANSWERED, Selection.ANY),
+    Selection.DUE: (Selection.WRONG, Selection.UNANSWERED, Selection.ANY),
+    Selection.BOOKMARKED: (Selection.WRONG, Selection.UNANSWERED, Selection.ANY),
+    Selection.UNANSWERED: (Selection.WRONG, Selection.DUE, Selection.ANY),
+}
 
 
 class Source(models.TextChoices):
@@ -145,6 +167,8 @@ class Quiz(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Stopped by the learner before the last question (finished_at is then when).
+    abandoned = models.BooleanField(default=False)
     # Kept by Attempt.objects.record in the attempt's transaction, so that showing progress
     # never counts the items.
     item_count = models.PositiveIntegerField(default=0)
@@ -193,6 +217,18 @@ class Quiz(models.Model):
         if self.next_item() is None and self.finished_at is None:
             self.finished_at = timezone.now()
             Quiz.objects.filter(pk=self.pk).update(finished_at=self.finished_at)
+
+    def abandon(self) -> bool:
+        """Stop the quiz where it stands: its answers stay, it leaves the quizzes in progress.
+        False when it had finished already (the last answer, or another tab, came first).
+        One query."""
+        now = timezone.now()
+        stopped = Quiz.objects.filter(pk=self.pk, finished_at__isnull=True).update(
+            finished_at=now, abandoned=True
+        )
+        if stopped:
+            self.finished_at, self.abandoned = now, True
+        return bool(stopped)
 
     def retry_missed(self) -> "Quiz | None":
         """A new quiz of the questions this one got wrong, in the same order."""
@@ -570,100 +606,3 @@ class LearnerDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner_id} on {self.day}: {self.right}/{self.answers}"
-
-
-class BookmarkQuerySet(models.QuerySet["Bookmark"]):
-    def set(self, learner: User, question: Question, on: bool) -> None:
-        """Bookmark the question or not. Idempotent: a double click or two tabs leave one
-        bookmark (the unique constraint settles a race inside get_or_create)."""
-        if on:
-            self.get_or_create(learner=learner, question=question)
-        else:
-            self.filter(learner=learner, question=question).delete()
-
-
-class Bookmark(models.Model):
-    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="bookmarks")
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
-    created_at = models.DateTimeField(default=timezone.now)
-
-    objects = BookmarkQuerySet.as_manager()
-
-    class Meta:
-        constraints = [
-            # Its index also serves "this learner's bookmarks".
-            models.UniqueConstraint(fields=["learner", "question"], name="bookmark_once"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.learner} ★ {self.question_id}"
-
-
-class NoteQuerySet(models.QuerySet["Note"]):
-    def write(self, learner: User, question: Question, text: str) -> "Note | None":
-        """Save the learner's note on the question; empty text deletes it. Returns the note,
-        or None when there is none now."""
-        if not text:
-            self.filter(learner=learner, question=question).delete()
-            return None
-        note, _ = self.update_or_create(
-            learner=learner,
-            question=question,
-            defaults={"text": text, "updated_at": timezone.now()},
-        )
-        return note
-
-
-class Note(models.Model):
-    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="notes")
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
-    text = models.TextField(max_length=5000)
-    updated_at = models.DateTimeField(default=timezone.now)
-
-    objects = NoteQuerySet.as_manager()
-
-    class Meta:
-        constraints = [
-            # Its index also serves "this learner's notes on these questions".
-            models.UniqueConstraint(fields=["learner", "question"], name="note_once"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.learner} on {self.question_id}: {self.text[:40]}"
-
-
-class ReportKind(models.TextChoices):
-    WRONG_KEY = "wrong-key", "The marked answer is wrong"
-    UNCLEAR = "unclear", "The wording is unclear"
-    OUTDATED = "outdated", "It is outdated"
-    TYPO = "typo", "Typo or formatting"
-    OTHER = "other", "Something else"
-
-
-class ReportStatus(models.TextChoices):
-    OPEN = "open", "Open"
-    RESOLVED = "resolved", "Resolved"
-
-
-class ProblemReport(models.Model):
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="problem_reports")
-    reporter = models.ForeignKey(
-        User, on_delete=models.SET_NULL, null=True, related_name="problem_reports"
-    )
-    kind = models.CharField(max_length=12, choices=ReportKind.choices)
-    details = models.TextField(max_length=5000, blank=True)
-    status = models.CharField(
-        max_length=10, choices=ReportStatus.choices, default=ReportStatus.OPEN
-    )
-    created_at = models.DateTimeField(default=timezone.now)
-    resolved_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        indexes = [
-            # The admin's triage list (open first) and the open-report count per question.
-            models.Index(fields=["status", "question"], name="report_status_question"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.get_kind_display()} on {self.question_id} ({self.status})"

@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from progress.accounts.models import User
 from progress.practice.forms import NoteForm, QuizStartForm
-from progress.practice.models import Attempt, Bookmark, Note, Source
+from progress.practice.marks import Bookmark, Note
+from progress.practice.models import Attempt, Source
 from progress.readiness.standing import standings
 from questions.forms import AnswerForm
 from questions.models import Exam, Grade, Topic

@@ -8,6 +8,7 @@ urlpatterns = [
     path("quizzes/<str:code>/", views.quiz_resume, name="quiz_resume"),
     path("quizzes/<str:code>/summary/", views.quiz_summary, name="quiz_summary"),
     path("quizzes/<str:code>/retry/", views.quiz_retry, name="quiz_retry"),
+    path("quizzes/<str:code>/stop/", views.quiz_abandon, name="quiz_abandon"),
     path("quizzes/<str:code>/<int:number>/", views.quiz_item, name="quiz_item"),
     path("bookmarks/", views.bookmarks, name="bookmarks"),
     path("questions/<slug:uid>/bookmark/", views.toggle_bookmark, name="bookmark_toggle"),

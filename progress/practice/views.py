@@ -15,28 +15,22 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
+from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courseiva.http import invalid_form_status
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
 from progress.practice.forms import HistoryFilterForm, NoteForm, QuizStartForm, ReportForm
-from progress.practice.models import (
-    Attempt,
-    Bookmark,
-    Note,
-    ProblemReport,
-    Quiz,
-    QuizItem,
-    Selection,
-    Source,
-)
+from progress.practice.marks import Bookmark, Note, ProblemReport
+from progress.practice.models import Attempt, Quiz, QuizItem, Selection, Source
 from progress.practice.question_page import PANEL_TEMPLATE, Panel
 from progress.readiness.standing import adaptive_question_ids
 from questions import extensions
@@ -79,18 +73,27 @@ def _question_url(question: Question) -> str:
     return reverse("question_detail", args=[question.uid])
 
 
+def _back_url(request: AuthenticatedHttpRequest, question: Question) -> str:
+    """Where a plain post from the learner's panel returns: the page it came from (a quiz
+    question) when it says so and stays on this site, else the question's own page."""
+    candidate = request.POST.get("next", "")
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return candidate
+    return _question_url(question)
+
+
 @require_http_methods(["GET", "POST"])
 @login_required
 def quiz_start(request: AuthenticatedHttpRequest) -> HttpResponse:
     """GET: the start form (the topic and exam pages embed it). POST: draw the questions."""
     if request.method == "GET":
         form = QuizStartForm(initial={**request.GET.dict()})
-        return TemplateResponse(request, "progress/practice/quiz_start.html", {"form": form})
+        return _render_quiz_start(request, form)
     form = QuizStartForm(request.POST)
     if not form.is_valid():
-        return TemplateResponse(
-            request, "progress/practice/quiz_start.html", {"form": form}, status=400
-        )
+        return _render_quiz_start(request, form, status=400)
     data = form.cleaned_data
     learner, exam, topic = request.user, data["exam_row"], data["topic_row"]
     drawn = None
@@ -111,9 +114,55 @@ def quiz_start(request: AuthenticatedHttpRequest) -> HttpResponse:
         question_ids=drawn,
     )
     if quiz is None:
-        form.add_error("selection", "No questions match this choice yet: pick another one.")
-        return TemplateResponse(request, "progress/practice/quiz_start.html", {"form": form})
+        return _nothing_matches(request, form, exam, topic)
+    if data["length_count"] and quiz.item_count < data["length_count"]:
+        messages.info(
+            request,
+            f"Only {quiz.item_count} question{pluralize(quiz.item_count)} matched: "
+            f"this quiz has all of them.",
+        )
     return redirect(reverse("quiz_item", args=[quiz.code, 1]))
+
+
+def _exam_questions(exam: Exam, topic: Topic | None) -> "QuerySet[Question]":
+    questions = Question.objects.published().filter(topic__exam=exam)
+    return questions.filter(topic=topic) if topic is not None else questions
+
+
+def _nothing_matches(
+    request: AuthenticatedHttpRequest, form: QuizStartForm, exam: Exam, topic: Topic | None
+) -> HttpResponse:
+    """The start form again, saying which exam and topic had nothing for that choice, with
+    the nearest choice that has questions to start at once."""
+    selection = Selection(form.cleaned_data["selection"])
+    where = f"{topic.title} ({exam.code})" if topic else f"{exam.code}, all topics"
+    questions = _exam_questions(exam, topic)
+    form.add_error("selection", f"No question of {where} is in “{selection.label.lower()}” yet.")
+    context: dict[str, Any] = {"form": form}
+    found = Selection.next_best(selection, questions, request.user)
+    if found is not None:
+        choice, count = found
+        context["next_best"] = {"selection": choice, "label": choice.label, "count": count}
+    elif topic is not None:
+        context["whole_exam"] = exam  # the topic has no published question at all
+    return _render_quiz_start(request, form, context)
+
+
+def _render_quiz_start(
+    request: AuthenticatedHttpRequest,
+    form: QuizStartForm,
+    context: dict[str, Any] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    """The start page, offering the lengths the exam or topic can fill when they are known."""
+    exam = Exam.objects.filter(slug=form["exam"].value() or None).first()
+    topic = None
+    if exam is not None and form["topic"].value():
+        topic = Topic.objects.filter(exam=exam, slug=form["topic"].value()).first()
+    if exam is not None:
+        form.offer_lengths(_exam_questions(exam, topic).count())
+    context = {"form": form, "exam": exam, "topic": topic, **(context or {})}
+    return TemplateResponse(request, "progress/practice/quiz_start.html", context, status=status)
 
 
 @require_GET
@@ -121,7 +170,7 @@ def quiz_start(request: AuthenticatedHttpRequest) -> HttpResponse:
 def quiz_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     """Where the learner left off: the first unanswered question, or the summary."""
     quiz = _get_quiz_for_learner(request, code)
-    item = quiz.next_item()
+    item = None if quiz.abandoned else quiz.next_item()
     if item is None:
         quiz.finish_if_stuck()
         return redirect(reverse("quiz_summary", args=[quiz.code]))
@@ -140,6 +189,9 @@ def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
     if page is None:  # deleted between the two lookups
         raise Http404("No such question")
     attempt = getattr(item, "attempt", None)
+    if quiz.abandoned and attempt is None:
+        messages.info(request, "You stopped this quiz: the answers you gave are kept.")
+        return redirect(reverse("quiz_summary", args=[quiz.code]))
     if request.method == "POST" and attempt is None:
         form = AnswerForm(page, request.POST)
         if not form.is_valid():
@@ -194,6 +246,8 @@ def _render_item(
         extras = extensions.page_context(request, page)
         extras.pop("serve_token", None)
         context.update(extras)
+        # Without JavaScript, bookmarking or saving a note comes back to the quiz.
+        context["panel_next"] = request.path
     return TemplateResponse(request, template, context, status=status)
 
 
@@ -226,6 +280,19 @@ def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "next_item": quiz.next_item() if not quiz.is_finished else None,
     }
     return TemplateResponse(request, "progress/practice/quiz_summary.html", context)
+
+
+@require_POST
+@login_required
+def quiz_abandon(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
+    """Stop a quiz in progress: its answers stay, it leaves the quizzes in progress."""
+    quiz = _get_quiz_for_learner(request, code)
+    if quiz.abandon():
+        messages.success(
+            request, f"Quiz stopped after {quiz.answered_count} of {quiz.item_count}: "
+            "the answers you gave are kept."
+        )  # fmt: skip
+    return redirect(reverse("quiz_summary", args=[quiz.code]))
 
 
 @require_POST
@@ -310,9 +377,10 @@ def toggle_bookmark(request: AuthenticatedHttpRequest, uid: str) -> HttpResponse
     Bookmark.objects.set(learner, question, on)
     if request.htmx:
         panel = Panel.of(learner, question.pk, question.uid)
-        return TemplateResponse(request, PANEL_TEMPLATE + "#bookmark", {"panel": panel})
+        context = {"panel": panel, "panel_next": request.POST.get("next", "")}
+        return TemplateResponse(request, PANEL_TEMPLATE + "#bookmark", context)
     messages.success(request, "Bookmarked." if on else "Bookmark removed.")
-    return HttpResponseRedirect(_question_url(question))
+    return HttpResponseRedirect(_back_url(request, question))
 
 
 @require_POST
@@ -334,9 +402,10 @@ def save_note(request: AuthenticatedHttpRequest, uid: str) -> HttpResponse:
     status = "Note saved." if note else "Note deleted."
     if request.htmx:
         panel = Panel.of(learner, question.pk, question.uid, status=status)
-        return TemplateResponse(request, PANEL_TEMPLATE + "#note", {"panel": panel})
+        context = {"panel": panel, "panel_next": request.POST.get("next", "")}
+        return TemplateResponse(request, PANEL_TEMPLATE + "#note", context)
     messages.success(request, status)
-    return HttpResponseRedirect(_question_url(question))
+    return HttpResponseRedirect(_back_url(request, question))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
