@@ -5,6 +5,9 @@ Variables (all optional in development):
   SECRET_KEY            required with DEBUG off.
   ALLOWED_HOSTS         comma-separated; required with DEBUG off.
   CSRF_TRUSTED_ORIGINS  comma-separated origins with scheme, e.g. https://courseiva.example
+  SITE_URL              the public origin, e.g. https://courseiva.example: canonical links, Open
+                        Graph tags and the sitemap name it; default none (links relative to
+                        the page, the sitemap on the request's host).
   DATABASE_URL          default sqlite:///<project>/db.sqlite3; postgres://... uses psycopg 3.
   CONN_MAX_AGE          seconds to keep database connections, default 0 (docker-compose: 60).
   CACHE_URL             default locmem:// (one cache per process); redis://host:6379/0 shares
@@ -55,6 +58,16 @@ for origin in CSRF_TRUSTED_ORIGINS:
             "e.g. https://courseiva.example"
         )
 
+# From the environment, never from a request: what it names goes into pages cached for everyone.
+SITE_URL = env_str("SITE_URL", "").rstrip("/")
+if SITE_URL:
+    _site = urlsplit(SITE_URL)
+    if _site.scheme not in {"http", "https"} or not _site.netloc or _site.path:
+        raise ImproperlyConfigured(
+            f"SITE_URL={SITE_URL!r} must be an origin: a scheme and a host, with no path, "
+            "e.g. https://courseiva.example"
+        )
+
 if not DEBUG:
     if SECRET_KEY == DEVELOPMENT_SECRET_KEY or not SECRET_KEY.strip():
         raise ImproperlyConfigured(
@@ -79,6 +92,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "django.contrib.sitemaps",
     "django_htmx",
     "axes",
     "questions",
@@ -113,6 +127,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "courseiva.context.site",
             ],
         },
     },

@@ -1,7 +1,9 @@
 from django.contrib import admin
+from django.contrib.sitemaps import views as sitemap_views
 from django.urls import include, path
 
-from courseiva import health
+from courseiva import health, seo
+from questions.sitemaps import SITEMAPS
 
 admin.site.site_header = "Courseiva curation"
 admin.site.site_title = "Courseiva admin"
@@ -10,6 +12,14 @@ admin.site.index_title = "Question bank and learners"
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("robots.txt", seo.robots_txt, name="robots_txt"),
+    path("sitemap.xml", sitemap_views.index, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path(
+        "sitemap-<section>.xml",
+        sitemap_views.sitemap,
+        {"sitemaps": SITEMAPS},
+        name="django.contrib.sitemaps.views.sitemap",
+    ),
     path("admin/", admin.site.urls),
     path("accounts/", include("progress.accounts.urls")),
     path("progress/", include("progress.urls")),

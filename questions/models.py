@@ -245,6 +245,9 @@ class Exam(models.Model):
     def __str__(self) -> str:
         return f"{self.code}: {self.title}"
 
+    def get_absolute_url(self) -> str:
+        return reverse("exam_detail", args=[self.slug])
+
     @property
     def has_mock_shape(self) -> bool:
         return self.mock_question_count is not None
@@ -280,6 +283,9 @@ class Topic(models.Model):
     def __str__(self) -> str:
         # Used by autocompletes and filters: every queryset that shows topics selects the exam.
         return f"{self.exam.code} · {self.title}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("topic_detail", args=[self.exam.slug, self.slug])
 
 
 class Author(models.Model):

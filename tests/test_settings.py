@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS_VARIABLES = {
     "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CSRF_TRUSTED_ORIGINS",
-    "CONN_MAX_AGE", "CACHE_URL", "LOG_LEVEL", "EMAIL_URL", "AXES_FAILURE_LIMIT",
+    "CONN_MAX_AGE", "CACHE_URL", "LOG_LEVEL", "EMAIL_URL", "AXES_FAILURE_LIMIT", "SITE_URL",
 }  # fmt: skip
 PRODUCTION = {
     "DEBUG": "0",
@@ -53,6 +53,8 @@ def test_debug_on_needs_nothing_else():
         ({"DATABASE_URL": "nosuchdb://x/y"}, "DATABASE_URL"),
         ({"CONN_MAX_AGE": "forever"}, "CONN_MAX_AGE='forever' is not a whole number"),
         ({"CSRF_TRUSTED_ORIGINS": "courseiva.example"}, "CSRF_TRUSTED_ORIGINS"),
+        ({"SITE_URL": "courseiva.example"}, "SITE_URL='courseiva.example' must be an origin"),
+        ({"SITE_URL": "https://courseiva.example/app"}, "SITE_URL="),
         ({"ALLOWED_HOSTS": "a,,b"}, "ALLOWED_HOSTS"),
         ({"CACHE_URL": "memcached://x"}, "CACHE_URL='memcached://x'"),
         ({"LOG_LEVEL": "LOUD"}, "LOG_LEVEL='LOUD'"),
