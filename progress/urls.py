@@ -8,6 +8,7 @@ from progress.cohorts.urls import membership_urlpatterns
 urlpatterns = [
     path("", include("progress.dashboard.urls")),
     path("", include("progress.practice.urls")),
+    path("", include("progress.readiness.urls")),
     path("", include("progress.mocks.urls")),
     path("cohorts/", include(membership_urlpatterns)),
 ]

@@ -38,6 +38,11 @@ class QuestionPageExtension(Protocol):
         `practice_template`, `readiness_cell_template`, `readiness_line_template`)."""
         ...
 
+    def home_context(self, request: HttpRequest) -> dict[str, object]:
+        """Extra context for the home page: the learner's first step or their goals
+        (`home_template`)."""
+        ...
+
 
 _extensions: list[QuestionPageExtension] = []
 
@@ -68,4 +73,11 @@ def exam_context(
     context: dict[str, object] = {}
     for extension in _extensions:
         context.update(extension.exam_context(request, exam, topic))
+    return context
+
+
+def home_context(request: HttpRequest) -> dict[str, object]:
+    context: dict[str, object] = {}
+    for extension in _extensions:
+        context.update(extension.home_context(request))
     return context

@@ -39,7 +39,8 @@ def _get_page_for_viewer(request: HttpRequest, uid: str) -> QuestionPage:
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     exams = Exam.objects.with_counts()
-    return TemplateResponse(request, "questions/home.html", {"exams": exams})
+    context = {"exams": exams, **extensions.home_context(request)}
+    return TemplateResponse(request, "questions/home.html", context)
 
 
 @require_GET

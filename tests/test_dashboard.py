@@ -100,15 +100,15 @@ def test_the_dashboard_query_count_does_not_grow_with_answers(
     client, learner, exam, django_assert_num_queries
 ):
     answer_topic(learner, topic_of(exam, "Storage"), 1, right=True)
-    # session, user, analytics (2), quizzes (2), reviews, mocks; readiness: the learner's
-    # topics, the fit in use, the learner's row, the exam's topics, its questions
-    with django_assert_num_queries(13):
+    # session, user, analytics (2), quizzes (2), reviews, mocks, goals; readiness: the
+    # learner's topics, the fit in use, the learner's row, the exam's topics, its questions
+    with django_assert_num_queries(14):
         client.get(HOME)
     for topic in exam.topics.all():
         answer_topic(learner, topic, 12, right=True)
     other = ExamFactory()
     answer_topic(learner, TopicFactory(exam=other), 0, right=True)
-    with django_assert_num_queries(13):
+    with django_assert_num_queries(14):
         assert "likely to pass" in client.get(HOME).text
 
 

@@ -8,6 +8,7 @@ from progress.accounts.http import AuthenticatedHttpRequest
 from progress.mocks.models import MockExam
 from progress.practice.analytics import study_analytics
 from progress.practice.models import Quiz, ReviewCard
+from progress.readiness.models import StudyGoal
 from progress.readiness.standing import standings
 
 
@@ -34,6 +35,7 @@ def progress_home(request: AuthenticatedHttpRequest) -> HttpResponse:
             .select_related("exam")
             .order_by("-started_at")[:10]
         ),
+        "goals": list(StudyGoal.objects.upcoming(learner).select_related("exam")),
         "standings": [
             {"standing": standing, "chart": standing.chart()} for standing in standings(learner)
         ],

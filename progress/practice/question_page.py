@@ -15,6 +15,8 @@ from progress.accounts.models import User
 from progress.practice.forms import NoteForm, QuizStartForm
 from progress.practice.marks import Bookmark, Note
 from progress.practice.models import Attempt, Source
+from progress.readiness.forms import StudyGoalForm
+from progress.readiness.models import StudyGoal
 from progress.readiness.standing import standings
 from questions.forms import AnswerForm
 from questions.models import Exam, Grade, Topic
@@ -140,3 +142,15 @@ class LearnerQuestionPage:
             quiz_form=QuizStartForm.for_page(exam, topic),
         )
         return context
+
+    def home_context(self, request: HttpRequest) -> dict[str, object]:
+        """For a signed-in learner, the home page's first step (choose an exam and its date)
+        or their upcoming exams. One query; none for a visitor."""
+        if not isinstance(request.user, User):
+            return {}
+        goals = list(StudyGoal.objects.upcoming(request.user).select_related("exam"))
+        return {
+            "home_template": "progress/readiness/_home_goal.html",
+            "goals": goals,
+            "goal_form": None if goals else StudyGoalForm(),
+        }

@@ -345,3 +345,38 @@ class ExamReadiness(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner_id} on {self.exam_id}: {self.pass_probability}"
+
+
+class StudyGoalQuerySet(models.QuerySet["StudyGoal"]):
+    def upcoming(self, learner: User) -> "StudyGoalQuerySet":
+        """The learner's goals whose exam date is today or later, soonest first."""
+        return self.filter(learner=learner, target_date__gte=timezone.localdate()).order_by(
+            "target_date"
+        )
+
+
+class StudyGoal(models.Model):
+    """The exam a learner is preparing for, the day they mean to sit it, and how many questions
+    a day they can practise: the first step a new learner takes, and what a study plan is
+    built to."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="study_goals")
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
+    target_date = models.DateField()
+    daily_questions = models.PositiveSmallIntegerField(default=20)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = StudyGoalQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            # Its index also serves "this learner's goals" (the dashboard, the home page).
+            models.UniqueConstraint(fields=["learner", "exam"], name="study_goal_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner_id}: {self.exam_id} on {self.target_date}"
+
+    @property
+    def days_left(self) -> int:
+        return (self.target_date - timezone.localdate()).days
