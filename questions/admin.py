@@ -156,14 +156,17 @@ class OptionInline(admin.StackedInline[Option, Question]):
         return super().get_queryset(request).select_related("rationale")
 
 
-class RelatedInline(admin.TabularInline[RelatedQuestion, Question]):
+class RelatedInline(admin.StackedInline[RelatedQuestion, Question]):
+    """Stacked, not tabular: Django's tabular inline leaves its position and delete boxes
+    without labels for screen readers."""
+
     model = RelatedQuestion
     fk_name = "from_question"
     fields = ["position", "to_question"]
     autocomplete_fields = ["to_question"]
     extra = 0
-    verbose_name = "related question (Go deeper)"
-    verbose_name_plural = "related questions (Go deeper)"
+    verbose_name = "related question"
+    verbose_name_plural = "related questions (shown as “Related to this question”)"
 
 
 class ExamFilter(admin.SimpleListFilter):

@@ -1,0 +1,241 @@
+"""Every page of every role, in Chromium: none scrolls sideways on a 375 px phone (wide tables
+scroll in their own box), and axe-core finds no accessibility violation of any impact, on the
+phone in the light scheme and on a desktop in the dark one.
+
+axe-core comes with the axe-playwright-python package (its axe.min.js is injected into the
+page): nothing is fetched from a CDN."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.core.management import call_command
+from django.urls import reverse
+
+from progress.cohorts.models import Cohort, Membership
+from progress.mocks.models import MockExam
+from progress.practice.marks import Bookmark, Note
+from progress.practice.models import Attempt, Quiz, Source
+from progress.readiness.models import StudyGoal
+from questions.bank_import import import_document
+from questions.formats.courseiva import read_document
+from questions.models import Exam, Question
+from questions.pages import question_page
+from tests.banks import DEMO_BANK
+from tests.factories import InstructorFactory, StaffFactory, UserFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+PHONE = {"width": 375, "height": 740}
+DESKTOP = {"width": 1280, "height": 900}
+PASSWORD = "correct horse battery staple"
+
+
+@dataclass
+class Visit:
+    """A page to check: its URL, or a step that brings the browser there (an answer)."""
+
+    name: str
+    url: str
+    then: Callable[..., None] | None = None
+
+
+def answer_first_option(page) -> None:
+    if page.locator("#result").count():
+        return  # answered on an earlier pass: the page shows the result
+    page.locator("label[for=choice-1]").click()
+    page.get_by_role("button", name="Check answer").click()
+    page.locator("#result").wait_for()
+
+
+def set_a_goal(page) -> None:
+    """Submits the goal form: the exam page it leads to shows a success message."""
+    import datetime
+
+    page.get_by_label("Your exam").select_option(index=1)
+    page.get_by_label("When you mean to sit it").fill(
+        (datetime.date.today() + datetime.timedelta(days=60)).isoformat()
+    )
+    page.get_by_role("button", name="Set my goal").click()
+    page.get_by_role("status").wait_for()
+
+
+@pytest.fixture
+def site():
+    """A small site with something on every page: the demo bank, a learner with answers,
+    quizzes, a mock exam, marks and a goal; an instructor with a cohort; an admin."""
+    import datetime
+
+    from django.utils import timezone
+
+    import_document(read_document(DEMO_BANK))
+    exam = Exam.objects.get(code="CSA")
+    learner = UserFactory(username="sweeper")
+    others = [UserFactory(username=f"classmate{n}") for n in range(3)]
+    questions = list(Question.objects.published().filter(topic__exam=exam).order_by("position"))
+    for who in [learner, *others]:
+        for question in questions[:12]:
+            page = question_page(question.uid)
+            keys = [option.key for option in page.options][:1]
+            grade = page.grade(keys)
+            Attempt.objects.record(learner=who, page=page, grade=grade, source=Source.PAGE)
+    Bookmark.objects.create(learner=learner, question=questions[0])
+    Note.objects.create(learner=learner, question=questions[0], text="Remember the <b>trap</b>.")
+    StudyGoal.objects.create(
+        learner=learner, exam=exam, target_date=timezone.localdate() + datetime.timedelta(days=30)
+    )
+    done = Quiz.objects.start(learner=learner, exam=exam, topic=None, selection="any", length=3)
+    assert done is not None
+    for item in done.items.select_related("question"):
+        page = question_page(item.question.uid)
+        Attempt.objects.record(
+            learner=learner, page=page, grade=page.grade([page.options[0].key]),
+            source=Source.QUIZ, quiz_item=item,
+        )  # fmt: skip
+    open_quiz = Quiz.objects.start(
+        learner=learner, exam=exam, topic=None, selection="any", length=5
+    )
+    assert open_quiz is not None
+    mock = MockExam.objects.start(learner=learner, exam=exam)
+    mock.items.filter(position__lt=5).update(chosen_keys=["x"])
+    mock.submit()
+    sitting = MockExam.objects.start(learner=learner, exam=exam)
+    instructor = InstructorFactory(username="teacher")
+    cohort = Cohort.objects.create(name="Evening class", exam=exam)
+    cohort.instructors.add(instructor)
+    for who in [learner, *others]:
+        Membership.objects.create(cohort=cohort, learner=who)
+    call_command("compute_item_statistics", verbosity=0)
+    StaffFactory(username="boss")
+    return {
+        "exam": exam, "topic": questions[0].topic, "question": questions[0], "learner": learner,
+        "quiz": open_quiz, "done": done, "mock": mock, "sitting": sitting, "cohort": cohort,
+        "join": Cohort.objects.create(name="Morning class", exam=exam),
+    }  # fmt: skip
+
+
+def public_pages(site) -> list[Visit]:
+    exam, topic, question = site["exam"], site["topic"], site["question"]
+    return [
+        Visit("home", reverse("home")),
+        Visit("exam", exam.get_absolute_url()),
+        Visit("topic", topic.get_absolute_url()),
+        Visit("question", question.get_absolute_url()),
+        Visit("question answered", question.get_absolute_url(), answer_first_option),
+        Visit("not found", "/questions/no-such-question/"),
+    ]
+
+
+def visitor_pages(site) -> list[Visit]:
+    return [
+        *public_pages(site),
+        Visit("sign in", reverse("login")),
+        Visit("sign up", reverse("signup")),
+        Visit("password reset", reverse("password_reset")),
+    ]
+
+
+def learner_pages(site) -> list[Visit]:
+    quiz, done, mock, sitting = site["quiz"], site["done"], site["mock"], site["sitting"]
+    question = site["question"]
+    return [
+        *public_pages(site),
+        Visit("dashboard", reverse("progress_home")),
+        Visit("history", reverse("history")),
+        Visit("bookmarks", reverse("bookmarks")),
+        Visit("goal", reverse("study_goal")),
+        Visit("a page with a message", reverse("study_goal"), set_a_goal),
+        Visit("quiz start", reverse("quiz_start") + f"?exam={site['exam'].slug}"),
+        Visit("quiz question", reverse("quiz_item", args=[quiz.code, 1])),
+        Visit("quiz answered", reverse("quiz_item", args=[quiz.code, 1]), answer_first_option),
+        Visit("quiz summary", reverse("quiz_summary", args=[done.code])),
+        Visit("mock start", reverse("mock_start", args=[site["exam"].slug])),
+        Visit("mock question", reverse("mock_item", args=[sitting.code, 2])),
+        Visit("mock submit", reverse("mock_submit", args=[sitting.code])),
+        Visit("mock report", reverse("mock_report", args=[mock.code])),
+        Visit("mock review", reverse("mock_review", args=[mock.code]) + "?show=all"),
+        Visit("report a problem", reverse("report_problem", args=[question.uid])),
+        Visit("my cohorts", reverse("my_cohorts")),
+        Visit("join a cohort", reverse("cohort_join", args=[site["join"].join_code])),
+        Visit("password change", reverse("password_change")),
+    ]
+
+
+def instructor_pages(site) -> list[Visit]:
+    cohort, learner, mock = site["cohort"], site["learner"], site["mock"]
+    return [
+        Visit("instructor home", reverse("instructor_home")),
+        Visit("cohort", cohort.get_absolute_url()),
+        Visit("cohort by topic", reverse("cohort_topics", args=[cohort.code])),
+        Visit("learner drill-down", reverse("cohort_learner", args=[cohort.code, "sweeper"])),
+        Visit(
+            "learner's mock report",
+            reverse("cohort_learner_mock", args=[cohort.code, learner.username, mock.code]),
+        ),
+        Visit("item analysis", reverse("item_analysis", args=[site["exam"].slug])),
+    ]
+
+
+def admin_pages(site) -> list[Visit]:
+    question = site["question"]
+    return [
+        Visit("admin home", reverse("admin:index")),
+        Visit("admin questions", reverse("admin:questions_question_changelist")),
+        Visit("admin question", reverse("admin:questions_question_change", args=[question.pk])),
+        Visit("admin import", reverse("admin:questions_question_import")),
+        Visit("admin exams", reverse("admin:questions_exam_changelist")),
+        Visit("admin authors", reverse("admin:questions_author_changelist")),
+        Visit("admin reports", reverse("admin:progress_problemreport_changelist")),
+        Visit("admin users", reverse("admin:progress_user_changelist")),
+    ]
+
+
+ROLES = {
+    "visitor": (None, visitor_pages),
+    "learner": ("sweeper", learner_pages),
+    "instructor": ("teacher", instructor_pages),
+    "admin": ("boss", admin_pages),
+}
+
+
+def problems_on(page, visit: Visit, viewport: dict[str, int]) -> list[str]:
+    page.set_viewport_size(viewport)
+    response = page.goto(visit.url)
+    assert response is not None
+    if response.status >= 400 and visit.name != "not found":
+        return [f"{visit.name}: HTTP {response.status}"]
+    if visit.then is not None:
+        visit.then(page)
+    found = []
+    width = page.evaluate("document.documentElement.scrollWidth")
+    if width > viewport["width"]:
+        found.append(f"{visit.name}: {width} px wide at {viewport['width']} px")
+    results = Axe().run(page, options={"resultTypes": ["violations"]})
+    for violation in results.response["violations"]:
+        targets = [" ".join(node["target"]) for node in violation["nodes"]][:3]
+        found.append(
+            f"{visit.name} ({viewport['width']} px): {violation['id']} [{violation['impact']}] "
+            f"{targets}"
+        )
+    return found
+
+
+@pytest.mark.parametrize("role", list(ROLES))
+def test_every_page_fits_a_phone_and_passes_axe(browser, live_server, site, role):
+    username, pages = ROLES[role]
+    found: list[str] = []
+    for scheme, viewport in (("light", PHONE), ("dark", DESKTOP)):
+        context = browser.new_context(base_url=live_server.url, color_scheme=scheme)
+        context.set_default_timeout(15_000)
+        page = context.new_page()
+        if username is not None:
+            page.goto(reverse("login"))
+            page.get_by_label("Username or e-mail").fill(username)
+            page.locator("#id_password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url(lambda url: "/accounts/login/" not in url)
+        for visit in pages(site):
+            found += [f"[{scheme}] {problem}" for problem in problems_on(page, visit, viewport)]
+        context.close()
+    assert not found, "\n" + "\n".join(found)
