@@ -50,6 +50,10 @@ POLL_OVERLAP = timedelta(seconds=5)
 # PageChange rows older than this have been read by every process that is still running.
 CHANGE_RETENTION = timedelta(days=1)
 CACHE_PREFIX = "question-page:v3:"  # bump when QuestionPage changes shape
+# A question page as a visitor first sees it (the form), rendered once: a visitor's GET is
+# served from this alone, without the snapshot. Dropped with the snapshot (forget_questions,
+# the poll); bump when the question template changes.
+FORM_HTML_PREFIX = "question-form-html:v1:"
 MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
 
 
@@ -216,8 +220,26 @@ def _drop_pages_changed_elsewhere() -> None:
         )
     )
     if changed:
-        cache.delete_many([CACHE_PREFIX + uid for uid in changed])
+        cache.delete_many(_cache_keys(changed))
     _Poll.seen_until, _Poll.next_at = now, time.monotonic() + POLL_SECONDS
+
+
+def _cache_keys(uids: Iterable[str]) -> list[str]:
+    """Everything cached of these questions' pages."""
+    return [prefix + uid for uid in uids for prefix in (CACHE_PREFIX, FORM_HTML_PREFIX)]
+
+
+def form_html(uid: str) -> str | None:
+    """The page of question `uid` as a visitor first sees it, rendered, with the CSRF token
+    still to fill in; None when it is not cached. No query (but the poll's, every
+    POLL_SECONDS)."""
+    _drop_pages_changed_elsewhere()
+    html = cache.get(FORM_HTML_PREFIX + uid)
+    return html if isinstance(html, str) else None
+
+
+def keep_form_html(uid: str, html: str) -> None:
+    cache.set(FORM_HTML_PREFIX + uid, html, CACHE_SECONDS)
 
 
 def question_page(uid: str) -> QuestionPage | None:
@@ -379,7 +401,7 @@ def forget_questions(uids: Iterable[str]) -> None:
     # the pages right after the commit.
     PageChange.objects.bulk_create(PageChange(uid=uid, changed_at=now) for uid in changed)
     PageChange.objects.filter(changed_at__lt=now - CHANGE_RETENTION).delete()
-    keys = [CACHE_PREFIX + uid for uid in changed]
+    keys = _cache_keys(changed)
     transaction.on_commit(lambda: cache.delete_many(keys))
 
 

@@ -20,7 +20,13 @@ from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Exam, Grade, Question, Status, Topic
-from questions.pages import CACHE_SECONDS, QuestionPage, question_page
+from questions.pages import (
+    CACHE_SECONDS,
+    QuestionPage,
+    form_html,
+    keep_form_html,
+    question_page,
+)
 
 TOPIC_PAGE_SIZE = 25
 QUESTION_TEMPLATE = "questions/question.html"
@@ -79,6 +85,10 @@ def topic_detail(request: HttpRequest, exam_slug: str, topic_slug: str) -> HttpR
 
 @require_http_methods(["GET", "HEAD", "POST"])
 def question_detail(request: HtmxHttpRequest, uid: str) -> HttpResponse:
+    if request.method != "POST" and not request.htmx and _without_own_state(request):
+        html = form_html(uid)
+        if html is not None:  # a visitor's first look: rendered before, only the token new
+            return _with_token(request, html)
     page = _get_page_for_viewer(request, uid)
     if request.method != "POST":
         return render_question(request, page, AnswerForm(page))
@@ -132,14 +142,15 @@ def render_question(
 
 def _same_for_everyone(request: HttpRequest, page: QuestionPage) -> bool:
     """A visitor with no session and no pending messages, on a published question: the page
-    differs from anyone else's only by the CSRF token. Decided from the cookies alone, without
-    loading a session."""
+    differs from anyone else's only by the CSRF token."""
+    return page.is_published and _without_own_state(request)
+
+
+def _without_own_state(request: HttpRequest) -> bool:
+    """No session and no pending messages: decided from the cookies alone, without loading
+    a session."""
     cookies = request.COOKIES
-    return (
-        page.is_published
-        and settings.SESSION_COOKIE_NAME not in cookies
-        and CookieStorage.cookie_name not in cookies
-    )
+    return settings.SESSION_COOKIE_NAME not in cookies and CookieStorage.cookie_name not in cookies
 
 
 def _shared_render(
@@ -158,6 +169,13 @@ def _shared_render(
         shared = {**context, "csrf_token": TOKEN_SLOT, "user": AnonymousUser(), "messages": ()}
         html = render_to_string(template, shared, request=request)
         cache.set(key, html, CACHE_SECONDS)
+    if variant == "form" and template == QUESTION_TEMPLATE:
+        keep_form_html(page.uid, html)
+    return _with_token(request, html)
+
+
+def _with_token(request: HttpRequest, html: str) -> HttpResponse:
+    """The shared HTML with this request's CSRF token filled in."""
     if TOKEN_SLOT in html:
         html = html.replace(TOKEN_SLOT, get_token(request))
     return HttpResponse(html)

@@ -100,3 +100,27 @@ def test_select_all_that_apply_on_a_phone(page):
     expect(page.get_by_text("You chose 1 of the 2 correct options and 1 wrong one")).to_be_visible()
     expect(page.get_by_text("You missed this one")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+def test_after_an_answer_the_page_names_the_answer_and_leads_on(page, question):
+    following = QuestionFactory(
+        topic=question.topic, uid="sec-0002", position=question.position + 1,
+        stem="Which log shows failed sign-ins?", options=[True, False],
+    )  # fmt: skip
+    page.goto(question.get_absolute_url())
+    expect(
+        page.get_by_role("heading", name=f"{question.topic.exam.code} {question.topic.title} "
+                         "Practice Question")
+    ).to_be_visible()  # fmt: skip
+    expect(page.get_by_role("heading", name="About these practice questions")).to_be_visible()
+    expect(page.get_by_text("Written and reviewed by")).to_be_visible()
+    option_label(page, 1).click()
+    page.get_by_role("button", name="Check answer").click()
+    expect(page.get_by_role("heading", name="Not quite")).to_be_visible()
+    correct = question.options.get(is_correct=True)
+    expect(page.locator(".correct-answer")).to_contain_text(f"Correct answer: B. {correct.text}")
+    expect(page.get_by_role("heading", name="Why this is correct")).to_have_count(1)
+    expect(page.get_by_role("heading", name="Why it\u2019s wrong here")).to_have_count(2)
+    page.get_by_role("link", name="Next question").click()
+    expect(page.get_by_text("Which log shows failed sign-ins?")).to_be_visible()
+    assert page.url.endswith(following.get_absolute_url())
