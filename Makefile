@@ -11,7 +11,7 @@ WEB_CONCURRENCY ?= 3
 # gunicorn's access log ("-": stdout); empty turns it off (the HTTP benchmark does).
 ACCESS_LOG ?= -
 
-.PHONY: help venv install run serve test lint format seed bench clean
+.PHONY: help venv install run serve test lint format seed bench screenshots clean
 
 help:
 	@echo "make run     create .venv, install, migrate, load demo data, serve on http://127.0.0.1:8000"
@@ -20,6 +20,7 @@ help:
 	@echo "make serve   production-like server (gunicorn, DEBUG off) on \$$PORT against \$$DATABASE_URL"
 	@echo "make seed    load the demo bank and (re)create the demo users with new passwords"
 	@echo "make bench   run the benchmarks in bench/"
+	@echo "make screenshots  photograph the main pages into docs/screenshots/ (Chromium)"
 
 # The virtualenv is made with the newest Python 3.12+ that scripts/find-python finds
 # (override with PYTHON=...). It is rebuilt when pyproject.toml changes.
@@ -74,6 +75,11 @@ bench: $(STAMP)
 	$(PY) bench/http_pages.py
 	$(PY) bench/dashboard.py
 	$(PY) bench/cohort.py
+
+# Pictures of the main pages for the README, taken over a throwaway demo in Debian's Chromium.
+screenshots: $(STAMP)
+	scripts/ensure-chromium
+	$(PY) scripts/screenshots.py
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache
