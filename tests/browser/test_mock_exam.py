@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 from progress.mocks.models import MockExam
 from questions.bank_import import import_document
 from questions.formats.courseiva import read_document
+from questions.models import Exam
 from tests.banks import DEMO_BANK
 from tests.factories import UserFactory
 
@@ -87,3 +88,30 @@ def test_enter_saves_and_goes_on_and_the_timer_stays_in_sight_on_a_phone(page):
     assert box["y"] >= 0
     assert box["y"] + box["height"] <= 740
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+def test_the_review_opens_on_the_missed_questions_one_line_each(page):
+    import_document(read_document(DEMO_BANK))
+    learner = UserFactory(username="reviewer")
+    exam = Exam.objects.get(code="NETF")
+    mock = MockExam.objects.start(learner=learner, exam=exam)
+    first = mock.items.select_related("question").get(position=0)
+    right = [o.key for o in first.question.options.filter(is_correct=True)]
+    mock.items.filter(position=0).update(chosen_keys=right)
+    mock.submit()
+    page.goto("/accounts/login/")
+    page.get_by_label("Username or e-mail").fill("reviewer")
+    page.locator("#id_password").fill("correct horse battery staple")
+    page.get_by_role("button", name="Sign in").click()
+    page.goto(f"/progress/mocks/{mock.code}/report/")
+    missed = mock.question_count - 1
+    expect(page.get_by_text(f"0 answered wrong, {missed} left unanswered.")).to_be_visible()
+    page.get_by_role("link", name=f"Review the {missed} you missed").click()
+    items = page.locator(".review-item")
+    expect(items).to_have_count(missed)  # the right one is left out
+    # Each is one line until opened: the explanation shows only after a click.
+    second = items.first
+    expect(second.get_by_role("heading", name="Explanation")).to_be_hidden()
+    second.locator("summary").click()
+    expect(second.get_by_role("heading", name="Explanation")).to_be_visible()
+    expect(items.nth(1).get_by_role("heading", name="Explanation")).to_be_hidden()

@@ -83,3 +83,27 @@ def test_the_next_button_is_right_under_the_verdict(page, viewport):
     assert box is not None
     assert box["y"] + box["height"] <= viewport["height"]
     assert box["y"] > verdict.bounding_box()["y"]
+
+
+def test_a_quiz_can_be_stopped_from_its_header(page):
+    from progress.practice.models import Quiz
+    from tests.factories import UserFactory
+
+    import_document(read_document(DEMO_BANK))
+    topic = Topic.objects.order_by("exam__position", "position").first()
+    learner = UserFactory(username="stopper")
+    quiz = Quiz.objects.start(
+        learner=learner, exam=topic.exam, topic=topic, selection="any", length=5
+    )
+    page.goto("/accounts/login/")
+    page.get_by_label("Username or e-mail").fill("stopper")
+    page.locator("#id_password").fill("correct horse battery staple")
+    page.get_by_role("button", name="Sign in").click()
+    page.goto(f"/progress/quizzes/{quiz.code}/1/")
+    page.locator("label[for=choice-1]").click()
+    page.get_by_role("button", name="Check answer").click()
+    expect(page.locator("#result")).to_be_visible()
+    page.get_by_role("button", name="Stop this quiz").click()
+    expect(page.get_by_text("Quiz stopped after 1 of 5")).to_be_visible()
+    expect(page.get_by_text("You stopped this quiz after 1 of 5 questions.")).to_be_visible()
+    expect(page.get_by_role("link", name="Continue the quiz")).to_have_count(0)
