@@ -6,7 +6,7 @@ class ProgressConfig(AppConfig):
     verbose_name = "Learner progress"
 
     def ready(self) -> None:
-        from progress.practice.question_page import LearnerQuestionPage
+        from progress.practice.public_pages import LearnerQuestionPage
         from questions import extensions
 
         extensions.register(LearnerQuestionPage())

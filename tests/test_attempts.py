@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from progress.practice.models import Attempt, Quiz
-from progress.practice.question_page import serve_token
+from progress.practice.public_pages import serve_token
 from questions.pages import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory
 from tests.threads import run_at_once

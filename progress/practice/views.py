@@ -31,7 +31,7 @@ from progress.accounts.models import User
 from progress.practice.forms import HistoryFilterForm, NoteForm, QuizStartForm, ReportForm
 from progress.practice.marks import Bookmark, Note, ProblemReport
 from progress.practice.models import Attempt, Quiz, QuizItem, Selection, Source
-from progress.practice.question_page import PANEL_TEMPLATE, Panel
+from progress.practice.public_pages import PANEL_TEMPLATE, Panel
 from progress.readiness.standing import adaptive_question_ids
 from questions import extensions
 from questions.forms import AnswerForm

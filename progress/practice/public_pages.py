@@ -1,6 +1,8 @@
-"""The learner's part of the public pages: on a question page, the served-at token that times
-an answer and makes it count once, the recorded attempt, and the learner's panel (bookmark,
-note, report); on exam and topic pages, the learner's readiness."""
+"""The learner's part of the public pages (the questions app's extension): on a question page,
+the served-at token that times an answer and makes it count once, the recorded attempt, and
+the learner's panel (bookmark, note, report); on exam and topic pages, the learner's
+readiness, the mock exam card and the quiz form; on the home page, the first step or the
+learner's exams."""
 
 import secrets
 from dataclasses import dataclass
