@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from progress.practice.models import Attempt, Quiz
 from progress.practice.public_pages import serve_token
+from progress.readiness.models import ExamAbility
 from questions.pages import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory
 from tests.threads import run_at_once
@@ -106,12 +107,16 @@ def test_answer_post_of_a_signed_in_learner_has_a_fixed_query_count(
 ):
     question = QuestionFactory()
     key = question.options.get(is_correct=True).key
+    # The learner has practised this exam before: their state on it exists (a first answer to
+    # an exam costs one more query, to make it).
+    ExamAbility.objects.create(learner=learner, exam=question.topic.exam)
     for _ in range(2):
         form = served_form(client, question)
         # session, user, savepoint, insert, review card, the day's row and its totals,
-        # readiness (fit in use, learner row: insert-or-keep and lock, question row: the
-        # same, earlier answers to it, topics, three writes), release, the panel
-        with django_assert_num_queries(19):
+        # readiness (fit in use, learner row: insert-or-keep and lock, the learner's state on
+        # the exam, question row: insert-or-keep and lock, earlier answers to it, topics, four
+        # writes), release, the panel
+        with django_assert_num_queries(21):
             client.post(question.get_absolute_url(), {"choice": key, **form})
 
 

@@ -16,6 +16,7 @@ from progress.mocks.models import MockExam
 from progress.practice.models import Attempt, Quiz
 from progress.readiness.models import (
     MIN_FIT_ANSWERS,
+    ExamAbility,
     LearnerReadiness,
     QuestionReadiness,
     ReadinessFit,
@@ -42,9 +43,19 @@ def answer(learner, question, right: bool):
 def snapshot():
     """Every stored state, comparable."""
     return (
-        {r.learner_id: (r.state, r.answers) for r in LearnerReadiness.objects.all()},
+        {r.learner_id: r.answers for r in LearnerReadiness.objects.all()},
         {
-            (r.learner_id, r.topic_id): (r.state, r.answers, r.ability, r.variance)
+            (r.learner_id, r.exam_id): (r.state, r.answers, r.movers)
+            for r in ExamAbility.objects.all()
+        },
+        {
+            (r.learner_id, r.topic_id): (
+                r.state,
+                r.answers,
+                r.ability,
+                r.variance,
+                round(r.difficulty_sum, 9),
+            )
             for r in TopicReadiness.objects.all()
         },
         {
@@ -60,7 +71,7 @@ def test_an_answer_moves_the_learner_and_the_question():
     answer(learner, question, right=True)
     topic = TopicReadiness.objects.get(learner=learner, topic=question.topic)
     item = QuestionReadiness.objects.get(question=question)
-    row = LearnerReadiness.objects.get(learner=learner)
+    row = ExamAbility.objects.get(learner=learner, exam=question.topic.exam)
     prior = current_model().model.params
     # A right answer: the learner's abilities go up, the question looks easier, and both are
     # surer than before.
@@ -70,7 +81,13 @@ def test_an_answer_moves_the_learner_and_the_question():
     assert row.state["overall"]["variance"] < prior.ability_variance + prior.ability_drift
     assert item.difficulty < 0
     assert item.variance < prior.item_variance
+    assert LearnerReadiness.objects.get(learner=learner).answers == 1
     assert (row.answers, topic.answers, item.answers) == (1, 1, 1)
+    # It moved the topic's readiness up, and the row keeps which answer did.
+    [(attempt_id, topic_id, question_id, right, points)] = row.movers
+    assert (topic_id, question_id, right) == (question.topic_id, question.pk, True)
+    assert attempt_id == Attempt.objects.get(learner=learner).pk
+    assert points > 0
     assert topic.state["wins"] == 1
     assert topic.state["fails"] == 0
 
@@ -156,7 +173,7 @@ def test_rebuild_fits_once_there_are_enough_attempts_and_says_why_not_before():
     # the attempts they were fitted on; a second replay with the same fit changes nothing.
     params = current_model().model.params
     some = next(iter(params.items))
-    assert rebuilt[2][int(some)][0] == pytest.approx(params.items[some].difficulty)
+    assert rebuilt[3][int(some)][0] == pytest.approx(params.items[some].difficulty)
     call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
     assert snapshot() == rebuilt
     # Answers after the fit teach the questions again, as recorded and as replayed.
@@ -165,7 +182,7 @@ def test_rebuild_fits_once_there_are_enough_attempts_and_says_why_not_before():
     for learner in User.objects.filter(readiness__isnull=False)[:2]:
         answer(learner, question, right=False)
     after = snapshot()
-    assert after[2][question.pk][0] > before
+    assert after[3][question.pk][0] > before
     call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
     assert snapshot() == after
 
@@ -253,3 +270,28 @@ def test_questions_met_before_count_without_growing_the_stored_state():
         model.update(forgetful, str(question.topic_id), str(question.pk), right, item=item)
         forgetful.topics[str(question.topic_id)].items.clear()
     assert row.ability != pytest.approx(forgetful.topics[str(question.topic_id)].ability)
+
+
+def test_readiness_on_an_exam_moves_only_with_that_exams_answers():
+    from progress.readiness.standing import standings
+
+    learner = UserFactory()
+    cloud = QuestionFactory.create_batch(6, topic=TopicFactory(exam=ExamFactory(code="CLOUD")))
+    network = QuestionFactory.create_batch(6, topic=TopicFactory(exam=ExamFactory(code="NET")))
+    for question in cloud[:3]:
+        answer(learner, question, right=False)
+    exam = cloud[0].topic.exam
+
+    def cloud_figures():
+        [standing] = standings(learner, [exam])
+        return [(t.topic.pk, round(t.readiness.percent, 9)) for t in standing.topics]
+
+    before = cloud_figures()
+    for question in network:
+        answer(learner, question, right=True)
+    assert cloud_figures() == before
+    # Each exam has its own overall ability; the learner's answers are counted on both.
+    rows = {r.exam.code: r for r in ExamAbility.objects.select_related("exam")}
+    assert (rows["CLOUD"].answers, rows["NET"].answers) == (3, 6)
+    assert rows["CLOUD"].state["overall"]["ability"] < 0 < rows["NET"].state["overall"]["ability"]
+    assert LearnerReadiness.objects.get(learner=learner).answers == 9

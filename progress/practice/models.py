@@ -31,6 +31,7 @@ from progress.accounts.models import User
 from progress.codes import new_code
 from progress.practice.marks import Bookmark
 from progress.readiness.models import LearnerReadiness
+from progress.readiness.rebuild import LoggedAnswer
 from questions.models import Exam, Grade, Question, Topic
 from questions.pages import QuestionPage
 
@@ -345,7 +346,9 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         the learner's earlier answers to these questions, the insert, the review cards (read,
         then write those that change), the daily totals, the readiness update."""
         question_ids = [a.question_id for a in attempts if a.question_id is not None]
-        readiness = LearnerReadiness.objects.lock(learner_id, question_ids)
+        readiness = LearnerReadiness.objects.lock(
+            learner_id, question_ids, {a.exam_id for a in attempts}
+        )
         counts = self.question_counts(learner_id, question_ids)
         Attempt.objects.bulk_create(attempts)
         ReviewCard.objects.schedule(
@@ -355,7 +358,9 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         LearnerDay.objects.count_answers(
             learner_id, [(counted_at, a.is_correct, a.time_spent) for a in attempts]
         )
-        readiness.apply([(a.pk, a.question_id, a.topic_id, a.is_correct) for a in attempts], counts)
+        readiness.apply(
+            [(a.pk, a.question_id, a.topic_id, a.exam_id, a.is_correct) for a in attempts], counts
+        )
 
     def question_counts(self, learner_id: int, question_ids: Any) -> dict[int, list[int]]:
         """[right, wrong] answers of the learner to each of these questions (ids, or a query of
@@ -375,15 +380,13 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         )
         return {row["question_id"]: [row["right"], row["wrong"]] for row in rows}
 
-    def answers_after(
-        self, attempt_id: int
-    ) -> Iterator[tuple[int, int, int | None, int | None, bool]]:
-        """(attempt id, learner, question, topic, correct) of the attempts after this one, in
-        id order: what the readiness rebuild replays (an AnswerLog)."""
+    def answers_after(self, attempt_id: int) -> Iterator[LoggedAnswer]:
+        """(attempt id, learner, question, topic, exam, correct) of the attempts after this
+        one, in id order: what the readiness rebuild replays (an AnswerLog)."""
         return (
             self.filter(pk__gt=attempt_id)
             .order_by("pk")
-            .values_list("pk", "learner_id", "question_id", "topic_id", "is_correct")
+            .values_list("pk", "learner_id", "question_id", "topic_id", "exam_id", "is_correct")
             .iterator(chunk_size=5000)
         )
 

@@ -107,8 +107,14 @@ def current_model() -> ModelInUse:
     return in_use
 
 
-# One answer for the model: (attempt id, question id or None, topic id, correct).
-ModelAnswer = tuple[int, int | None, int | None, bool]
+# One answer for the model: (attempt id, question id or None, topic id, exam id, correct).
+ModelAnswer = tuple[int, int | None, int | None, int | None, bool]
+
+# An answer that moved readiness, as ExamAbility keeps it: (attempt id, topic id, question id,
+# right, the points by which it moved the topic's readiness, when as an ISO date).
+Mover = tuple[int, int, int | None, bool, float]
+# The answers kept per learner and exam: enough to say what moved readiness since a visit.
+MOVERS_KEPT = 40
 
 
 def replay_answers(
@@ -116,13 +122,17 @@ def replay_answers(
     learner: learner_model.LearnerState,
     items: dict[int, learner_model.ItemState],
     answers: Sequence[ModelAnswer],
-) -> None:
-    """Apply answers in order to a learner's state and the questions' states (both changed in
-    place): the same steps for an answer recorded now and for one replayed by a rebuild."""
+) -> list[Mover]:
+    """Apply answers in order to a learner's state on one exam and to the questions' states
+    (both changed in place): the same steps for an answer recorded now and for one replayed by
+    a rebuild. Returns what each answer did to its topic's readiness (a typical question of
+    the topic, in percentage points), for the explanations."""
     model = in_use.model
-    for attempt_id, question_id, topic_id, correct in answers:
+    moved: list[Mover] = []
+    for attempt_id, question_id, topic_id, _, correct in answers:
         item = items.get(question_id) if question_id is not None else None
         learn = item is not None and in_use.learns_from(attempt_id, question_id)
+        before = model.topic_readiness(learner, str(topic_id)).probability
         model.update(
             learner,
             str(topic_id),
@@ -131,22 +141,36 @@ def replay_answers(
             item=item if item is not None else in_use.new_item(),
             learn_item=learn,
         )
+        after = model.topic_readiness(learner, str(topic_id)).probability
+        moved.append((attempt_id, int(topic_id or 0), question_id, correct, 100 * (after - before)))
+    return moved
 
 
 class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
-    def lock(self, learner_id: int, question_ids: Iterable[int | None]) -> "ReadinessUpdate":
+    def lock(
+        self, learner_id: int, question_ids: Iterable[int | None], exam_ids: Iterable[int | None]
+    ) -> "ReadinessUpdate":
         """Start updating the learner's state after answers to these questions, in the
         caller's transaction, BEFORE the attempts are inserted: the learner's row is locked
         first (two answers of one learner queue there), then the questions' rows in id order
         (two learners answering one question queue there; one order everywhere, so no
         deadlock). Taking the locks before the attempts get their ids makes the id order the
-        order of the updates, which is what a rebuild replays. Five queries: the fit in use,
-        the learner's row (insert if missing, lock), the questions' rows (the same)."""
+        order of the updates, which is what a rebuild replays. The learner's state on each
+        exam answered (ExamAbility) is read under the learner's lock. Six queries: the fit
+        in use, the learner's row (insert if missing, lock), the exams' states, the questions'
+        rows (insert if missing, lock); one more for an exam answered for the first time."""
         in_use = current_model()
         LearnerReadiness.objects.bulk_create(
             [LearnerReadiness(learner_id=learner_id)], ignore_conflicts=True
         )
         row = self.select_for_update().get(learner_id=learner_id)
+        exams = sorted({exam_id for exam_id in exam_ids if exam_id is not None})
+        abilities = {a.exam_id: a for a in ExamAbility.objects.filter(learner_id=learner_id)
+                     .filter(exam_id__in=exams)}  # fmt: skip
+        new = [ExamAbility(learner_id=learner_id, exam_id=e) for e in exams if e not in abilities]
+        if new:
+            ExamAbility.objects.bulk_create(new)
+            abilities.update((ability.exam_id, ability) for ability in new)
         ids = sorted({qid for qid in question_ids if qid is not None})
         QuestionReadiness.objects.bulk_create(
             [QuestionReadiness.from_state(q, in_use.starting_item(q)) for q in ids],
@@ -157,7 +181,7 @@ class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
             .filter(question_id__in=ids)
             .order_by("question_id")
         )
-        return ReadinessUpdate(in_use, row, items)
+        return ReadinessUpdate(in_use, row, abilities, items)
 
 
 @dataclass
@@ -166,43 +190,66 @@ class ReadinessUpdate:
 
     in_use: ModelInUse
     row: "LearnerReadiness"
+    abilities: dict[int, "ExamAbility"]
     item_rows: list["QuestionReadiness"]
 
     def apply(self, answers: Sequence[ModelAnswer], counts: Mapping[int, Sequence[int]]) -> None:
         """Update the learner's abilities and topics and the questions' difficulties after
-        these answers (those of questions given to `lock`). `counts` holds the learner's
-        [right, wrong] answers to each of these questions before them, a feature of a question
-        met before: the caller reads them from the attempts after `lock` (which queues the
-        learner's other answers) and before inserting these. Four queries whatever their
-        number: the topics, then the three writes."""
-        answers = [a for a in answers if a[2] is not None]
+        these answers (those of questions given to `lock`). Readiness on an exam moves only
+        with answers to that exam's questions: each exam has its own overall ability. `counts`
+        holds the learner's [right, wrong] answers to each of these questions before them, a
+        feature of a question met before: the caller reads them from the attempts after `lock`
+        (which queues the learner's other answers) and before inserting these. Five queries
+        whatever their number: the topics, then the four writes."""
+        answers = [a for a in answers if a[2] is not None and a[3] in self.abilities]
         if not answers:
             return
         learner_id = self.row.learner_id
-        topic_ids = sorted({topic_id for _, _, topic_id, _ in answers if topic_id is not None})
-        topics = list(TopicReadiness.objects.filter(learner_id=learner_id, topic_id__in=topic_ids))
-        state = self.row.learner_state(self.in_use.model, topics)
-        for _, question_id, topic_id, _ in answers:
-            if question_id is not None:
-                topic = self.in_use.model.topic_state(state, str(topic_id))
-                topic.items[str(question_id)] = list(counts.get(question_id, [0, 0]))
+        model = self.in_use.model
+        topic_ids = sorted({topic_id for _, _, topic_id, _, _ in answers if topic_id is not None})
+        topic_rows = list(
+            TopicReadiness.objects.filter(learner_id=learner_id, topic_id__in=topic_ids)
+        )
+        sums = {row.topic_id: row.difficulty_sum for row in topic_rows}
         items = {r.question_id: r.item_state() for r in self.item_rows}
-        replay_answers(self.in_use, state, items, answers)
+        topic_states: dict[int, learner_model.LearnerTopicState] = {}
+        for exam_id, ability in self.abilities.items():
+            mine = [a for a in answers if a[3] == exam_id]
+            if not mine:
+                continue
+            touched = {int(topic_id or 0) for _, _, topic_id, _, _ in mine}
+            state = ability.learner_state(model, [r for r in topic_rows if r.topic_id in touched])
+            for _, question_id, topic_id, _, _ in mine:
+                if question_id is not None:
+                    topic = model.topic_state(state, str(topic_id))
+                    topic.items[str(question_id)] = list(counts.get(question_id, [0, 0]))
+                    item = items.get(question_id)
+                    sums[int(topic_id or 0)] = sums.get(int(topic_id or 0), 0.0) + (
+                        item.difficulty if item is not None else 0.0
+                    )
+            moved = replay_answers(self.in_use, state, items, mine)
+            ability.absorb(state, moved, len(mine))
+            for topic_id in touched:
+                topic_states[topic_id] = state.topics[str(topic_id)]
         now = timezone.now()
         LearnerReadiness.objects.filter(pk=learner_id).update(
-            state=LearnerReadiness.state_of(state),
-            answers=F("answers") + len(answers),
-            updated_at=now,
+            answers=F("answers") + len(answers), updated_at=now
         )
+        changed = [a for a in self.abilities.values() if a.updated_at is None]
+        for ability in changed:
+            ability.updated_at = now
+        ExamAbility.objects.bulk_update(changed, ["state", "answers", "movers", "updated_at"])
         TopicReadiness.objects.bulk_create(
             [
-                TopicReadiness.from_state(learner_id, t, state.topics[str(t)], now)
+                TopicReadiness.from_state(learner_id, t, topic_states[t], now, sums.get(t, 0.0))
                 for t in topic_ids
             ],
             update_conflicts=True,
             unique_fields=["learner", "topic"],
-            update_fields=["state", "answers", "ability", "variance", "updated_at"],
-        )
+            update_fields=[
+                "state", "answers", "ability", "variance", "difficulty_sum", "updated_at",
+            ],
+        )  # fmt: skip
         QuestionReadiness.objects.bulk_update(
             [QuestionReadiness.from_state(q, item) for q, item in items.items()],
             ["difficulty", "variance", "answers", "profile"],
@@ -210,13 +257,13 @@ class ReadinessUpdate:
 
 
 class LearnerReadiness(models.Model):
-    """A learner's overall ability (with its variance and history counts) and profile."""
+    """A learner's row: what a learner's answers lock first, so that they update the state
+    one after another, and how many answers have been counted. The abilities are per exam
+    (ExamAbility) and per topic (TopicReadiness)."""
 
     learner = models.OneToOneField(
         User, on_delete=models.CASCADE, primary_key=True, related_name="readiness"
     )
-    # {"overall": LearnerTopicState.to_dict(), "profile": [...], "profile_variance": [...]}
-    state = models.JSONField(default=dict)
     answers = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -225,10 +272,37 @@ class LearnerReadiness(models.Model):
     def __str__(self) -> str:
         return f"Readiness of {self.learner_id} ({self.answers} answers)"
 
+
+class ExamAbility(models.Model):
+    """A learner's overall ability on one exam (with its variance and history counts) and
+    profile: readiness on an exam moves only with answers to that exam's questions. It also
+    keeps the answers that last moved the learner's readiness most (`movers`), so that the
+    learner's page can say what changed since a visit without reading the attempts."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
+    # {"overall": LearnerTopicState.to_dict(), "profile": [...], "profile_variance": [...]}
+    state = models.JSONField(default=dict)
+    answers = models.PositiveIntegerField(default=0)
+    # The last MOVERS_KEPT answers, oldest first: [attempt id, topic id, question id, right,
+    # points], see Mover.
+    movers = models.JSONField(default=list)
+    updated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # Its index also serves "this learner's states on these exams".
+            models.UniqueConstraint(fields=["learner", "exam"], name="exam_ability_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Ability of {self.learner_id} on {self.exam_id} ({self.answers} answers)"
+
     def learner_state(
         self, model: learner_model.ReadinessModel, topics: Sequence["TopicReadiness"]
     ) -> learner_model.LearnerState:
-        """The model's state of this learner, with the topics given (others start afresh)."""
+        """The model's state of this learner on this exam, with the given topics (the caller
+        gives this exam's; the others start afresh)."""
         if self.state:
             state = learner_model.LearnerState.from_dict({**self.state, "topics": {}})
         else:
@@ -237,11 +311,19 @@ class LearnerReadiness(models.Model):
             state.topics[str(row.topic_id)] = learner_model.LearnerTopicState.from_dict(row.state)
         return state
 
-    @staticmethod
-    def state_of(state: learner_model.LearnerState) -> dict[str, Any]:
-        data = state.to_dict()
-        del data["topics"]  # each in its own row
-        return data
+    def absorb(self, state: learner_model.LearnerState, moved: Sequence[Mover], count: int) -> None:
+        """Take the state after `count` more answers, and what they moved (not saved)."""
+        self.state = state_of(state)
+        self.answers += count
+        self.movers = [*self.movers, *(list(m) for m in moved)][-MOVERS_KEPT:]
+        self.updated_at = None  # marks it changed for ReadinessUpdate.apply
+
+
+def state_of(state: learner_model.LearnerState) -> dict[str, Any]:
+    """What an ExamAbility row stores of the model's state: the topics have their own rows."""
+    data = state.to_dict()
+    del data["topics"]
+    return data
 
 
 class TopicReadiness(models.Model):
@@ -255,6 +337,9 @@ class TopicReadiness(models.Model):
     answers = models.PositiveIntegerField(default=0)
     ability = models.FloatField(default=0.0)
     variance = models.FloatField(default=0.0)
+    # The difficulties (logit, relative to the topic) of the questions answered, summed as they
+    # stood then: their mean says whether readiness rests on hard or easy questions.
+    difficulty_sum = models.FloatField(default=0.0)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -266,12 +351,21 @@ class TopicReadiness(models.Model):
     def __str__(self) -> str:
         return f"Readiness of {self.learner_id} on topic {self.topic_id}"
 
+    @property
+    def mean_difficulty(self) -> float:
+        return self.difficulty_sum / self.answers if self.answers else 0.0
+
     @classmethod
     def from_state(
-        cls, learner_id: int, topic_id: int, state: learner_model.LearnerTopicState, when: datetime
+        cls,
+        learner_id: int,
+        topic_id: int,
+        state: learner_model.LearnerTopicState,
+        when: datetime,
+        difficulty_sum: float = 0.0,
     ) -> "TopicReadiness":
         # The per-question counts are not stored: they grow with every question answered,
-        # and the attempts hold them (see question_counts).
+        # and the attempts hold them (see Attempt.objects.question_counts).
         return cls(
             learner_id=learner_id,
             topic_id=topic_id,
@@ -279,6 +373,7 @@ class TopicReadiness(models.Model):
             answers=state.wins + state.fails,
             ability=state.ability,
             variance=state.variance,
+            difficulty_sum=difficulty_sum,
             updated_at=when,
         )
 
@@ -345,6 +440,27 @@ class ExamReadiness(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner_id} on {self.exam_id}: {self.pass_probability}"
+
+
+class ReadinessVisit(models.Model):
+    """What a learner's progress page showed of an exam at a visit: the baseline of "what
+    changed since your last visit" (the figures then, and the newest answer counted then)."""
+
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
+    seen_at = models.DateTimeField(default=timezone.now)
+    pass_probability = models.FloatField(null=True)
+    topics = models.JSONField(default=dict)  # {topic id: percent}
+    last_attempt_id = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            # Its index also serves "this learner's last visits to these exams".
+            models.UniqueConstraint(fields=["learner", "exam"], name="readiness_visit_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Visit of {self.learner_id} to {self.exam_id} at {self.seen_at:%Y-%m-%d %H:%M}"
 
 
 class StudyGoalQuerySet(models.QuerySet["StudyGoal"]):

@@ -16,12 +16,16 @@ from progress.engine import learner_model
 from progress.readiness.models import (
     MIN_FIT_ANSWERS,
     MIN_FIT_LEARNERS,
+    MOVERS_KEPT,
+    ExamAbility,
     LearnerReadiness,
+    Mover,
     QuestionReadiness,
     ReadinessFit,
     TopicReadiness,
     current_model,
     replay_answers,
+    state_of,
 )
 from questions.models import Question
 
@@ -36,8 +40,9 @@ class RebuildReport:
     fit_skipped: str = ""  # why no fit was made, when one was asked for
 
 
-# One recorded answer as the rebuild reads it: (attempt id, learner, question, topic, correct).
-LoggedAnswer = tuple[int, int, int | None, int | None, bool]
+# One recorded answer as the rebuild reads it: (attempt id, learner, question, topic, exam,
+# correct).
+LoggedAnswer = tuple[int, int, int | None, int | None, int | None, bool]
 
 
 class AnswerLog(Protocol):
@@ -53,22 +58,24 @@ def fit_on_attempts(
     log: AnswerLog, seed: int = 0
 ) -> tuple[ReadinessFit | None, learner_model.FitReport | None, str]:
     """Fit the model's parameters on the site's attempts and store them as the fit in use;
-    (None, None, why) when there are too few. Reads every attempt once."""
-    sequences: dict[int, list[learner_model.Answer]] = {}
+    (None, None, why) when there are too few. A learner's answers to each exam are a sequence
+    of their own, as readiness keeps them apart. Reads every attempt once."""
+    sequences: dict[tuple[int, int | None], list[learner_model.Answer]] = {}
     last_id = 0
-    for attempt_id, learner_id, question_id, topic_id, correct in log.answers_after(0):
+    for attempt_id, learner_id, question_id, topic_id, exam_id, correct in log.answers_after(0):
         last_id = attempt_id
         if topic_id is None:
             continue
         item = str(question_id) if question_id is not None else f"deleted-{attempt_id}"
-        sequences.setdefault(learner_id, []).append((item, str(topic_id), correct))
+        sequences.setdefault((learner_id, exam_id), []).append((item, str(topic_id), correct))
+    learner_count = len({learner_id for learner_id, _ in sequences})
     answers = sum(len(s) for s in sequences.values())
-    if len(sequences) < MIN_FIT_LEARNERS or answers < MIN_FIT_ANSWERS:
+    if learner_count < MIN_FIT_LEARNERS or answers < MIN_FIT_ANSWERS:
         return (
             None,
             None,
             (
-                f"{answers} answers by {len(sequences)} learners are too few to fit on (at least "
+                f"{answers} answers by {learner_count} learners are too few to fit on (at least "
                 f"{MIN_FIT_ANSWERS} by {MIN_FIT_LEARNERS} are needed): the parameters in use stay."
             ),
         )
@@ -77,12 +84,11 @@ def fit_on_attempts(
     params.items = {k: v for k, v in params.items.items() if k.isdigit()}
     fit = ReadinessFit.objects.create(
         params=json.loads(params.to_json()),
-        learners=len(sequences),
+        learners=learner_count,
         answers=answers,
         last_attempt_id=last_id,
         summary=(
-            f"fitted on {answers:,} answers of {len(sequences):,} learners in "
-            f"{report.epochs} passes"
+            f"fitted on {answers:,} answers of {learner_count:,} learners in {report.epochs} passes"
         ),
     )
     return fit, report, ""
@@ -101,22 +107,34 @@ def rebuild_readiness(
     if fit:
         report.fit, report.fit_report, report.fit_skipped = fit_on_attempts(log)
     in_use = current_model()
-    learners: dict[int, learner_model.LearnerState] = {}
+    states: dict[tuple[int, int], learner_model.LearnerState] = {}
+    movers: dict[tuple[int, int], list[Mover]] = {}
+    exam_counts: dict[tuple[int, int], int] = {}
     counts: dict[int, int] = {}
+    sums: dict[tuple[int, int], float] = {}  # (learner, topic) -> difficulty_sum
     items: dict[int, learner_model.ItemState] = {}
 
     def replay(rows: Iterator[LoggedAnswer]) -> int:
         last = 0
-        for attempt_id, learner_id, question_id, topic_id, correct in rows:
+        for attempt_id, learner_id, question_id, topic_id, exam_id, correct in rows:
             last = attempt_id
-            if topic_id is None:
+            if topic_id is None or exam_id is None:
                 continue
-            state = learners.get(learner_id)
+            key = (learner_id, exam_id)
+            state = states.get(key)
             if state is None:
-                state = learners[learner_id] = in_use.model.new_learner()
-            if question_id is not None and question_id not in items:
-                items[question_id] = in_use.starting_item(question_id)
-            replay_answers(in_use, state, items, [(attempt_id, question_id, topic_id, correct)])
+                state = states[key] = in_use.model.new_learner()
+            if question_id is not None:
+                if question_id not in items:
+                    items[question_id] = in_use.starting_item(question_id)
+                # As ReadinessUpdate.apply counts it: the difficulty before this answer.
+                sums[(learner_id, topic_id)] = (
+                    sums.get((learner_id, topic_id), 0.0) + items[question_id].difficulty
+                )
+            answer = (attempt_id, question_id, topic_id, exam_id, correct)
+            moved = replay_answers(in_use, state, items, [answer])
+            movers[key] = [*movers.get(key, []), *moved][-MOVERS_KEPT:]
+            exam_counts[key] = exam_counts.get(key, 0) + 1
             counts[learner_id] = counts.get(learner_id, 0) + 1
             report.answers += 1
             if progress is not None and report.answers % 10_000 == 0:
@@ -126,25 +144,36 @@ def rebuild_readiness(
     last_id = replay(log.answers_after(0))
     with transaction.atomic():
         TopicReadiness.objects.all().delete()
+        ExamAbility.objects.all().delete()
         LearnerReadiness.objects.all().delete()
         QuestionReadiness.objects.all().delete()
         replay(log.answers_after(last_id))
         now = timezone.now()
         LearnerReadiness.objects.bulk_create(
             (
-                LearnerReadiness(
-                    learner_id=learner_id, state=LearnerReadiness.state_of(state),
-                    answers=counts[learner_id], updated_at=now,
+                LearnerReadiness(learner_id=learner_id, answers=count, updated_at=now)
+                for learner_id, count in counts.items()
+            ),
+            batch_size=2000,
+        )
+        ExamAbility.objects.bulk_create(
+            (
+                ExamAbility(
+                    learner_id=learner_id, exam_id=exam_id, state=state_of(state),
+                    answers=exam_counts[(learner_id, exam_id)],
+                    movers=[list(m) for m in movers[(learner_id, exam_id)]], updated_at=now,
                 )
-                for learner_id, state in learners.items()
+                for (learner_id, exam_id), state in states.items()
             ),
             batch_size=2000,
         )  # fmt: skip
         TopicReadiness.objects.bulk_create(
             (
-                TopicReadiness.from_state(learner_id, int(topic_id), topic, now)
-                for learner_id, state in learners.items()
-                for topic_id, topic in state.topics.items()
+                TopicReadiness.from_state(
+                    learner_id, int(t), topic, now, sums.get((learner_id, int(t)), 0.0)
+                )
+                for (learner_id, _), state in states.items()
+                for t, topic in state.topics.items()
             ),
             batch_size=2000,
         )
@@ -157,7 +186,7 @@ def rebuild_readiness(
             ),
             batch_size=2000,
         )
-    report.learners, report.questions = len(learners), len(items)
+    report.learners, report.questions = len(counts), len(items)
     if progress is not None:
         progress(report.answers)
     return report

@@ -19,8 +19,8 @@ from progress.engine import forecast as forecasting
 from progress.engine import learner_model
 from progress.engine.forecast import largest_remainder
 from progress.readiness.models import (
+    ExamAbility,
     ExamReadiness,
-    LearnerReadiness,
     ModelInUse,
     TopicReadiness,
     current_model,
@@ -50,6 +50,10 @@ class ExamStanding:
     # and the learner's state.
     plans: list[forecasting.TopicPlan] = field(default_factory=list, repr=False)
     learner: "_Learner | None" = field(default=None, repr=False)
+    # What the explanations read: the learner's state on the exam (with the answers that
+    # moved it) and their rows per topic (answers, last answer, difficulty answered).
+    ability: "ExamAbility | None" = field(default=None, repr=False)
+    topic_rows: dict[int, TopicReadiness] = field(default_factory=dict, repr=False)
 
     @property
     def pass_shown(self) -> bool:
@@ -104,18 +108,29 @@ class _Learner:
     state: learner_model.LearnerState
 
 
-def _learner_state(learner: User, rows: Sequence[TopicReadiness]) -> _Learner:
-    """The learner's state with these topics; a learner who never answered starts afresh."""
+def _learner_states(
+    learner: User, rows: Sequence[TopicReadiness], exams: Sequence[Exam]
+) -> dict[int, tuple[_Learner, ExamAbility]]:
+    """The learner's state on each exam, with that exam's topics; an exam never answered
+    starts afresh. Two queries: the fit in use, the learner's states on the exams."""
     in_use = current_model()
-    row = LearnerReadiness.objects.filter(learner=learner).first() or LearnerReadiness()
-    return _Learner(in_use, row.learner_state(in_use.model, rows))
+    abilities = {a.exam_id: a for a in ExamAbility.objects.filter(learner=learner, exam__in=exams)}
+    rows_of: dict[int, list[TopicReadiness]] = defaultdict(list)
+    for row in rows:
+        rows_of[row.topic.exam_id].append(row)
+    states = {}
+    for exam in exams:
+        ability = abilities.get(exam.pk) or ExamAbility(learner=learner, exam=exam)
+        who = _Learner(in_use, ability.learner_state(in_use.model, rows_of[exam.pk]))
+        states[exam.pk] = (who, ability)
+    return states
 
 
 def standings(learner: User, exams: Sequence[Exam] | None = None) -> list[ExamStanding]:
     """Readiness on each exam given, or on each exam the learner has practised (in the order
     of their codes). Five queries whatever the number of answers, topics and exams: the
-    learner's topics, the fit in use, the learner's row, the exams' topics, the exams'
-    published questions with their difficulties."""
+    learner's topics, the fit in use, the learner's states on the exams, the exams' topics,
+    the exams' published questions with their difficulties."""
     topic_rows = TopicReadiness.objects.filter(learner=learner).select_related("topic__exam")
     if exams is not None:
         topic_rows = topic_rows.filter(topic__exam__in=exams)
@@ -124,9 +139,16 @@ def standings(learner: User, exams: Sequence[Exam] | None = None) -> list[ExamSt
         exams = sorted({r.topic.exam for r in rows}, key=lambda exam: (exam.code, exam.pk))
     if not exams:
         return []
-    who = _learner_state(learner, rows)
+    states = _learner_states(learner, rows, exams)
     topics_of, items_of = _exam_questions(exams)
-    return [_standing(exam, topics_of[exam.pk], items_of, who) for exam in exams]
+    result = []
+    for exam in exams:
+        who, ability = states[exam.pk]
+        standing = _standing(exam, topics_of[exam.pk], items_of, who)
+        standing.ability = ability
+        standing.topic_rows = {r.topic_id: r for r in rows if r.topic.exam_id == exam.pk}
+        result.append(standing)
+    return result
 
 
 _Items = dict[int, list[tuple[str, learner_model.ItemState | None]]]
@@ -158,11 +180,11 @@ def _exam_questions(exams: Sequence[Exam]) -> tuple[dict[int, list[Topic]], _Ite
 
 def refresh_exam_readiness(learner_ids: "QuerySet[Any]", exam: Exam) -> int:
     """Recompute and store the figures on the exam (ExamReadiness) of those of these learners
-    (a query of learner ids) whose figures are older than their latest answer or the fit in
-    use; learners who never answered get none. Returns how many were recomputed. Two queries
-    when all are fresh (the fit in use, the stale learners' rows, found by the database);
-    four more when some are not (their topics, the exam's topics and questions, one write),
-    whatever the number of learners."""
+    (a query of learner ids) whose figures are older than their latest answer to the exam or
+    the fit in use; learners who never answered it get none. Returns how many were
+    recomputed. Two queries when all are fresh (the fit in use, the stale learners' rows,
+    found by the database); four more when some are not (their topics, the exam's topics and
+    questions, one write), whatever the number of learners."""
     in_use = current_model()
     fresh = ExamReadiness.objects.filter(
         learner=OuterRef("learner_id"), exam=exam, answers=OuterRef("answers")
@@ -174,7 +196,9 @@ def refresh_exam_readiness(learner_ids: "QuerySet[Any]", exam: Exam) -> int:
     )
     rows = {
         r.learner_id: r
-        for r in LearnerReadiness.objects.filter(learner_id__in=learner_ids).exclude(Exists(fresh))
+        for r in ExamAbility.objects.filter(learner_id__in=learner_ids, exam=exam).exclude(
+            Exists(fresh)
+        )
     }
     stale = list(rows)
     if not stale:
