@@ -413,7 +413,9 @@ def test_report_and_review_query_counts_are_flat(client, learner, django_assert_
     for count in (5, 30):
         mock = start(client, bigger_exam(count))
         client.post(reverse("mock_submit", args=[mock.code]))
-        with django_assert_num_queries(6) as report:
+        # session, user, the sitting, its items, the exam's topics, the trend; the forecast now:
+        # the learner's topics, the fit, their state on the exam, the topics, the questions
+        with django_assert_num_queries(11) as report:
             client.get(reverse("mock_report", args=[mock.code]))
         with django_assert_num_queries(8) as review:
             client.get(reverse("mock_review", args=[mock.code]))

@@ -28,6 +28,7 @@ from progress.cohorts.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Me
 from progress.cohorts.table import BANDS, SORTS, cohort_table, csv_rows, topic_spreads
 from progress.mocks.models import MockExam
 from progress.mocks.report import report_context
+from progress.readiness.explain import explain
 from progress.readiness.standing import standings
 from questions.markup import quick_snippet
 from questions.models import Exam, Option
@@ -203,6 +204,10 @@ def cohort_learner(request: AuthenticatedHttpRequest, code: str, username: str) 
         "learner": learner,
         "standing": standing,
         "chart": standing.chart(),
+        # The explanation the learner sees; looking does not move their last visit on.
+        "why": explain(
+            learner, [standing], MockExam.objects.latest_taken(learner, [cohort.exam]), record=False
+        )[cohort.exam.pk],
         "mocks": mocks,
     }
     return TemplateResponse(request, "progress/cohorts/learner.html", context)
@@ -220,6 +225,7 @@ def cohort_learner_mock(
         learner=learner,
         exam=cohort.exam,
     )
+    mock.learner = learner
     context = {
         **report_context(mock),
         "cohort": cohort,

@@ -8,6 +8,7 @@ from progress.accounts.http import AuthenticatedHttpRequest
 from progress.mocks.models import MockExam
 from progress.practice.analytics import study_analytics
 from progress.practice.models import Quiz, ReviewCard
+from progress.readiness.explain import explain
 from progress.readiness.models import StudyGoal
 from progress.readiness.standing import standings
 
@@ -16,6 +17,9 @@ from progress.readiness.standing import standings
 @login_required
 def progress_home(request: AuthenticatedHttpRequest) -> HttpResponse:
     learner = request.user
+    mine = standings(learner)
+    exams = [standing.exam for standing in mine]
+    whys = explain(learner, mine, MockExam.objects.latest_taken(learner, exams), record=True)
     quizzes = Quiz.objects.for_learner(learner).select_related("exam", "topic")
     context = {
         "learner": learner,
@@ -37,7 +41,8 @@ def progress_home(request: AuthenticatedHttpRequest) -> HttpResponse:
         ),
         "goals": list(StudyGoal.objects.upcoming(learner).select_related("exam")),
         "standings": [
-            {"standing": standing, "chart": standing.chart()} for standing in standings(learner)
+            {"standing": standing, "chart": standing.chart(), "why": whys[standing.exam.pk]}
+            for standing in mine
         ],
     }
     return TemplateResponse(request, "progress/dashboard/home.html", context)

@@ -1,14 +1,18 @@
 """Mock exams: a sitting drawn to the exam's shape (see `draw`), its items, the deadline kept
 on the server, and the submission that grades it and records its answers once."""
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, models, transaction
 from django.db.models import (
+    Count,
     Exists,
+    F,
     OuterRef,
     Q,
+    Subquery,
 )
 from django.utils import timezone
 
@@ -16,6 +20,7 @@ from progress.accounts.models import User
 from progress.codes import new_code
 from progress.mocks.draw import draw_questions
 from progress.practice.models import Attempt, Source
+from progress.readiness.explain import MockTaken
 from questions.models import Exam, Option, Question, Topic
 
 
@@ -29,6 +34,36 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
     def submitted(self) -> "MockExamQuerySet":
         return self.filter(submitted_at__isnull=False)
 
+    def latest_taken(self, learner: User, exams: Sequence[Exam]) -> dict[int, MockTaken]:
+        """The learner's latest submitted sitting of each of these exams, by exam id, as the
+        readiness explanation tells it. One query."""
+        latest = (
+            MockExam.objects.filter(learner=learner, exam=OuterRef("exam"))
+            .submitted()
+            .order_by("-submitted_at", "-pk")
+            .values("pk")[:1]
+        )
+        rows = (
+            self.filter(learner=learner, exam__in=exams)
+            .submitted()
+            .annotate(
+                latest=Subquery(latest),
+                unanswered=Count("items", filter=Q(items__chosen_keys=[])),
+            )
+            .filter(pk=F("latest"))
+        )
+        return {
+            mock.exam_id: MockTaken(
+                code=mock.code,
+                submitted_at=mock.submitted_at or mock.started_at,
+                percent=mock.percent,
+                right=mock.right_count,
+                wrong=mock.question_count - mock.right_count - mock.unanswered,
+                unanswered=mock.unanswered,
+            )
+            for mock in rows
+        }
+
     def submit_expired(self, learner: User) -> int:
         """Submit, as they stood at their deadline, the learner's mock exams whose time ran out
         (the learner may never have come back). Returns how many."""
@@ -37,7 +72,9 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
             mock.submit(at=mock.deadline)
         return len(expired)
 
-    def start(self, *, learner: User, exam: Exam) -> "MockExam":
+    def start(
+        self, *, learner: User, exam: Exam, forecast_before: dict[str, float] | None = None
+    ) -> "MockExam":
         """Resume the learner's mock exam of `exam` in progress, or draw a new one: per topic
         by the blueprint weights, at random within a topic, questions this learner has not met
         in earlier mock exams first."""
@@ -59,6 +96,7 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
                     pass_percent=exam.mock_pass_percent or Decimal(0),
                     started_at=now,
                     deadline=now + timedelta(minutes=minutes),
+                    forecast_before=forecast_before,
                 )
                 MockItem.objects.bulk_create(
                     MockItem(mock=mock, position=position, question=q, topic_id=q.topic_id)
@@ -83,6 +121,10 @@ class MockExam(models.Model):
     deadline = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
     right_count = models.PositiveSmallIntegerField(default=0)
+    # The forecast the learner had when the sitting started, for the report to set the score
+    # against: {"pass_probability", "expected_percent", "low_percent", "high_percent",
+    # "answers"}; null when there was none yet (topics short of answers).
+    forecast_before = models.JSONField(null=True, blank=True)
 
     objects = MockExamQuerySet.as_manager()
 

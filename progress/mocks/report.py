@@ -5,10 +5,12 @@ from typing import Any
 
 from progress.charts import trend_chart
 from progress.mocks.models import MockExam
+from progress.readiness.standing import standings
 
 
 def report_context(mock: MockExam) -> dict[str, Any]:
-    """The report's template context. Three queries."""
+    """The report's template context. Three queries, and those of the learner's standing on
+    the exam (the forecast now, set beside the one they had when they started)."""
     items = [
         (topic_id, bool(correct), bool(chosen))
         for topic_id, correct, chosen in mock.items.values_list(
@@ -39,13 +41,19 @@ def report_context(mock: MockExam) -> dict[str, Any]:
         current,
         float(mock.pass_percent),
     )
+    now = standings(mock.learner, [mock.exam])[0]
+    unanswered = sum(1 for _, _, chosen in items if not chosen)
     return {
         "mock": mock,
+        "before": mock.forecast_before,
+        "now": now.figures(),
+        # The points the unanswered questions cost: the forecast assumes every one answered.
+        "unanswered_points": 100 * unanswered / mock.question_count if mock.question_count else 0,
         "topics": topics,
         "history": history,
         "chart": chart,
         # Answered wrong and left unanswered: both count against the score, for different
         # reasons (what was not known, and what there was no time for).
         "wrong": sum(1 for _, correct, chosen in items if chosen and not correct),
-        "unanswered": sum(1 for _, _, chosen in items if not chosen),
+        "unanswered": unanswered,
     }

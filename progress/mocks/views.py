@@ -23,6 +23,7 @@ from progress.mocks.middleware import DEADLINE_SESSION_KEY
 from progress.mocks.models import MockExam, MockItem
 from progress.mocks.report import report_context
 from progress.practice.models import Quiz, Selection
+from progress.readiness.standing import standings
 from questions.models import Exam, Question
 from questions.pages import QuestionPage, question_page, question_pages
 
@@ -32,6 +33,7 @@ def _get_mock_for_learner(request: AuthenticatedHttpRequest, code: str) -> MockE
     mock = get_object_or_404(
         MockExam.objects.select_related("exam"), code=code, learner=request.user
     )
+    mock.learner = request.user  # known already: the report's forecast reads it
     if not mock.is_submitted and mock.time_is_up:
         mock.submit(at=mock.deadline)
     return mock
@@ -64,7 +66,9 @@ def mock_start(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpRespons
     MockExam.objects.submit_expired(learner)
     current = MockExam.objects.for_learner(learner).in_progress().filter(exam=exam).first()
     if request.method == "POST":
-        mock = current or MockExam.objects.start(learner=learner, exam=exam)
+        # The forecast as it stands now, for the report to set the score against.
+        before = None if current else standings(learner, [exam])[0].figures()
+        mock = current or MockExam.objects.start(learner=learner, exam=exam, forecast_before=before)
         if mock.question_count == 0:
             mock.delete()
             messages.error(request, "This exam has no published questions yet.")

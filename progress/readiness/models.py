@@ -8,7 +8,7 @@ from the attempts. Pages only read them, and the figures computed from them per 
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import models
@@ -111,7 +111,7 @@ def current_model() -> ModelInUse:
 ModelAnswer = tuple[int, int | None, int | None, int | None, bool]
 
 # An answer that moved readiness, as ExamAbility keeps it: (attempt id, topic id, question id,
-# right, the points by which it moved the topic's readiness, when as an ISO date).
+# right, the points by which it moved the topic's readiness).
 Mover = tuple[int, int, int | None, bool, float]
 # The answers kept per learner and exam: enough to say what moved readiness since a visit.
 MOVERS_KEPT = 40
@@ -443,15 +443,22 @@ class ExamReadiness(models.Model):
 
 
 class ReadinessVisit(models.Model):
-    """What a learner's progress page showed of an exam at a visit: the baseline of "what
-    changed since your last visit" (the figures then, and the newest answer counted then)."""
+    """What a learner's progress page showed of an exam: the figures at the latest view, and
+    the baseline of "what changed since your last visit", the figures as the previous visit
+    left them. A visit is a run of views with less than VISIT_GAP between them, so that
+    reloading the page does not wipe out what changed since yesterday."""
 
     learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
     exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
     seen_at = models.DateTimeField(default=timezone.now)
     pass_probability = models.FloatField(null=True)
     topics = models.JSONField(default=dict)  # {topic id: percent}
-    last_attempt_id = models.BigIntegerField(default=0)
+    last_attempt_id = models.BigIntegerField(default=0)  # the newest answer counted then
+    # The baseline: the same figures at the end of the previous visit (none on a first one).
+    since_at = models.DateTimeField(null=True, blank=True)
+    since_pass_probability = models.FloatField(null=True)
+    since_topics = models.JSONField(default=dict)
+    since_attempt_id = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [
@@ -461,6 +468,32 @@ class ReadinessVisit(models.Model):
 
     def __str__(self) -> str:
         return f"Visit of {self.learner_id} to {self.exam_id} at {self.seen_at:%Y-%m-%d %H:%M}"
+
+    def begin(self, now: datetime) -> None:
+        """A view VISIT_GAP or more after the last one starts a new visit: what the last one
+        showed becomes the baseline (not saved)."""
+        if self.pk is not None and now - self.seen_at >= VISIT_GAP:
+            self.since_at = self.seen_at
+            self.since_pass_probability = self.pass_probability
+            self.since_topics = self.topics
+            self.since_attempt_id = self.last_attempt_id
+
+    def saw(
+        self,
+        pass_probability: float | None,
+        topics: dict[str, float],
+        last_attempt_id: int,
+        now: datetime,
+    ) -> None:
+        """Record a view showing these figures (not saved); `begin` comes first."""
+        self.seen_at = now
+        self.pass_probability = pass_probability
+        self.topics = topics
+        self.last_attempt_id = last_attempt_id
+
+
+# Views closer together than this are one visit (an evening's study, with breaks).
+VISIT_GAP = timedelta(hours=6)
 
 
 class StudyGoalQuerySet(models.QuerySet["StudyGoal"]):

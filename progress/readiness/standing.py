@@ -74,6 +74,20 @@ class ExamStanding:
     def topic(self, topic_id: int) -> TopicStanding | None:
         return next((t for t in self.topics if t.topic.pk == topic_id), None)
 
+    def figures(self) -> dict[str, float] | None:
+        """The forecast as a mock exam keeps it from its start (MockExam.forecast_before);
+        None while it is not shown."""
+        if not self.pass_shown or self.forecast is None:
+            return None
+        f = self.forecast
+        return {
+            "pass_probability": round(f.pass_probability, 4),
+            "expected_percent": round(f.expected_percent, 2),
+            "low_percent": round(f.low_percent, 2),
+            "high_percent": round(f.high_percent, 2),
+            "answers": self.ability.answers if self.ability is not None else 0,
+        }
+
     def snapshot(
         self, learner_id: int, fit_id: int | None, answers: int, when: datetime
     ) -> ExamReadiness:

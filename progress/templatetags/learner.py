@@ -41,3 +41,17 @@ def percent(value: float | None) -> str:
 def get_item(mapping: dict[Any, Any] | None, key: Any) -> Any:
     """`{{ readiness_of|get_item:topic.pk }}`: a dictionary's value, or None."""
     return mapping.get(key) if mapping else None
+
+
+@register.filter
+def signed_points(value: float | None) -> str:
+    """`{{ change|signed_points }}`: a change in percentage points as "+4 points", "\u22122
+    points" (a true minus sign, which screen readers say as "minus"), "no change" under half
+    a point."""
+    if value is None:
+        return ""
+    points = round(float(value))
+    if points == 0:
+        return "no change"
+    sign = "+" if points > 0 else "\u2212"
+    return f"{sign}{abs(points)} point{'' if abs(points) == 1 else 's'}"
