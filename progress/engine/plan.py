@@ -1,0 +1,384 @@
+"""The study plan: from today to the exam date, how many questions a day from which topics, and
+the pass likelihood the learner can expect on the exam date if they follow it. Plain Python, no
+Django: the readiness page recomputes it from the stored learner state on every view.
+
+Method:
+
+1. Today's forecast (`forecast.forecast_exam` on the current learner state) gives the pass
+   likelihood now and, per topic, the expected percent correct q_t on its questions. Its
+   logit m_t = logit(q_t) is where the topic starts on the calibrated logit scale.
+2. Learning is projected with a `LearningGain` fitted on real learner logs (see
+   `learning_gain`: Performance Factors Analysis with learner terms). An answer on topic t
+   moves the topic's logit by `gain.win * (log(2 + w) - log(1 + w))` when right and by
+   `gain.fail * (log(2 + f) - log(1 + f))` when wrong, w and f being the learner's right and
+   wrong answers on the topic so far (from the learner state: the plan knows how much each
+   topic has been practised, and the gain diminishes with it). The projection uses its
+   expectation: right with probability p_t = sigmoid(m_t + shift_t), w and f growing by p_t
+   and 1 - p_t (expected counts, fractional). This is mean-field, not a simulation: the
+   plan is the same every time it is computed from the same state.
+3. Each day, the spaced reviews due take the day's budget first (in topic order; those that
+   do not fit stay due the next day), and count as answers on their topics. The rest of the
+   budget goes one answer at a time to the topic where one more answer raises the projected
+   pass likelihood most. To first order, a change in the expected exam score moves P(pass)
+   by the normal density at the projected margin over the score's spread, and that factor
+   is the same whichever topic the answer goes to; so the topic chosen is the one with the
+   largest drawn_t x (sigmoid(m_t + shift_t + step_t) - sigmoid(m_t + shift_t)): the
+   questions it gives to the exam times the rise of its percent correct (ties go to the
+   earlier topic; past BATCH_FROM questions a day, a choice takes two or three answers at
+   once). That weighs the blueprint (a topic giving many questions), weakness (the
+   sigmoid is steepest near 50%) and what the learner has already practised (the log gain
+   diminishes). Only the chosen topic's value changes after an answer, so a heap keeps the
+   choice at O(log topics) an answer.
+4. New practice on a topic is capped by the questions the learner has not answered yet in
+   it (`available`). Past that, the plan may still choose the topic, but an answer is then a
+   repeated question: it counts as an answer, and teaches REPEAT_WEIGHT of what a new one
+   does (a learner who remembers a question learns less from it again; an assumption, the
+   logs cannot tell). Reviews teach fully: spacing is their point.
+5. The exam-day projection runs `forecast_exam` once on a copy of the learner state whose
+   topic abilities are moved by the projected shifts (divided by the model's Platt slope,
+   since the shift is on the calibrated scale). The history counts are left as they are, so
+   the model's own history weights do not count the same learning twice. The variances are
+   widened by what the projection does not know: how fast this learner learns (the gain's
+   `spread`, the standard deviation of a learner's multiplier of the gain) and whether each
+   answer will be right (a Bernoulli variance per answer). A fast or slow learner is so on
+   every topic, so the part of the spread common to the topics (at the drawn-weighted mean
+   shift) goes to the overall ability, which the forecast shares across topics, and the rest
+   to each topic. The 80% range of the exam-day score is the forecast's, on that state.
+
+Cost: two forecasts (a few milliseconds each) and, per planned answer, a few exp/log and a
+heap operation: 60 days of 50 questions, 8 topics, in about 20 ms (bench/study_plan.py).
+
+The ideas come from Pavlik, Cen & Koedinger (PFA, 2009) for the gain, and from the greedy
+allocation of a budget to concave returns (each topic's returns diminish, so picking the best
+marginal value one unit at a time is the usual heuristic); no code was copied.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from progress.engine.forecast import TopicPlan, forecast_exam
+from progress.engine.learner_model import (
+    ItemState,
+    LearnerState,
+    LearnerTopicState,
+    ReadinessModel,
+)
+from progress.engine.learning_gain import (
+    FITTED_GAIN,
+    LearningGain,
+    fit_gain_report,
+    fit_learning_gain,
+)
+
+__all__ = [
+    "FITTED_GAIN",
+    "REPEAT_WEIGHT",
+    "LearningGain",
+    "PlanDay",
+    "PlanTopic",
+    "StudyPlan",
+    "fit_gain_report",
+    "fit_learning_gain",
+    "plan_study",
+]
+
+# A repeated question (the topic's unanswered questions used up) counts as this much of an
+# opportunity to learn.
+REPEAT_WEIGHT = 0.5
+
+# See `plan_study`: past this many questions a day, topics are chosen for a few at a time.
+BATCH_FROM = 20
+
+# Probabilities are kept this far from 0 and 1 when turned into logits.
+_EDGE = 1e-6
+
+
+@dataclass(frozen=True)
+class PlanTopic:
+    """A topic of the exam: its id as the model knows it, the questions it gives to the exam,
+    its published questions (as forecast.TopicPlan.items), and how many of them the learner
+    has not answered yet."""
+
+    topic_id: str
+    drawn: int
+    items: Sequence[tuple[str, ItemState | None]]
+    available: int
+
+
+@dataclass(frozen=True)
+class PlanDay:
+    """One day of the plan (0 = today): new practice per topic, and the spaced reviews due that
+    day that fit in the day's budget. Practice past a topic's `available` questions repeats
+    questions (see the module docstring, point 4)."""
+
+    day: int
+    practice: dict[str, int]
+    reviews: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.practice.values()) + sum(self.reviews.values())
+
+
+@dataclass(frozen=True)
+class StudyPlan:
+    """The days from today to the day before the exam, the pass likelihood now and projected
+    on the exam date, the projected exam-day score with its 80% range (percent), and each
+    topic's planned questions (practice and reviews) over all days."""
+
+    days: list[PlanDay]
+    pass_now: float
+    pass_on_exam_day: float
+    expected_percent: float
+    low_percent: float
+    high_percent: float
+    topic_totals: dict[str, int]
+
+
+class _Projection:
+    """A topic's projected course: its logit now (calibrated), the shift learned so far, the
+    expected right and wrong answers, the Bernoulli variance of the shift, and what is left
+    of its unanswered questions. `value` caches what the next `answer` needs."""
+
+    __slots__ = ("_next", "drawn", "fails", "logit", "new_left", "shift", "variance", "wins")
+
+    def __init__(self, drawn: int, logit: float, wins: int, fails: int, available: int) -> None:
+        self.drawn = drawn
+        self.logit = logit
+        self.wins = float(wins)
+        self.fails = float(fails)
+        self.shift = 0.0
+        self.variance = 0.0
+        self.new_left = available
+        self._next: tuple[float, float, float] | None = None  # (p, up, down)
+
+    def _quantities(self, gain: LearningGain) -> tuple[float, float, float]:
+        """P(correct) now, and what a right and a wrong answer would add to the logit."""
+        if self._next is not None:
+            return self._next
+        z = self.logit + self.shift
+        p = 1.0 / (1.0 + math.exp(-z)) if z > -30.0 else 1e-13
+        # log(2 + w) - log(1 + w), one log instead of two.
+        up = gain.win * math.log1p(1.0 / (1.0 + self.wins))
+        down = gain.fail * math.log1p(1.0 / (1.0 + self.fails))
+        self._next = (p, up, down)
+        return self._next
+
+    def answer(self, gain: LearningGain, weight: float) -> None:
+        """One more answer, in expectation, teaching `weight` of a new question's gain."""
+        p, up, down = self._quantities(gain)
+        self.shift += weight * (p * up + (1.0 - p) * down)
+        self.variance += weight * weight * p * (1.0 - p) * (up - down) ** 2
+        self.wins += p
+        self.fails += 1.0 - p
+        self._next = None
+
+    def value(self, gain: LearningGain) -> float:
+        """The rise of drawn x P(correct) from one more practice answer."""
+        weight = 1.0 if self.new_left > 0 else REPEAT_WEIGHT
+        p, up, down = self._quantities(gain)
+        z = self.logit + self.shift + weight * (p * up + (1.0 - p) * down)
+        after = 1.0 / (1.0 + math.exp(-z)) if z > -30.0 else 1e-13
+        return self.drawn * (after - p)
+
+
+def _check(topics: Sequence[PlanTopic], pass_percent: float, days: int, per_day: int) -> None:
+    if per_day < 1:
+        raise ValueError(f"a plan needs at least one question a day, not {per_day}.")
+    if days < 0:
+        raise ValueError(f"the days until the exam cannot be negative ({days}).")
+    if not 0.0 <= pass_percent <= 100.0:
+        raise ValueError(f"the pass mark is a percent from 0 to 100, not {pass_percent}.")
+    seen: set[str] = set()
+    for topic in topics:
+        if topic.topic_id in seen:
+            raise ValueError(f"topic {topic.topic_id} is listed twice.")
+        seen.add(topic.topic_id)
+        if topic.drawn < 0:
+            raise ValueError(f"topic {topic.topic_id}: drawn is {topic.drawn}, below 0.")
+        if topic.available < 0:
+            raise ValueError(f"topic {topic.topic_id}: available is {topic.available}, below 0.")
+
+
+def _logit(probability: float) -> float:
+    q = min(max(probability, _EDGE), 1.0 - _EDGE)
+    return math.log(q / (1.0 - q))
+
+
+def plan_study(
+    model: ReadinessModel,
+    learner: LearnerState,
+    topics: Sequence[PlanTopic],
+    pass_percent: float,
+    days: int,
+    per_day: int,
+    reviews_due: Mapping[int, Mapping[str, int]] = {},
+    gain: LearningGain = FITTED_GAIN,
+) -> StudyPlan:
+    """The plan and its projection (see the module docstring). `days` is the number of days
+    until the exam (0: the exam is today, no days to plan); `per_day` the questions a day;
+    `reviews_due` maps a day offset to the reviews due on each topic that day (offsets below
+    0 are overdue: due today; at or past the exam, left out). Does not change the learner.
+
+    Raises ValueError on per_day < 1, negative days, a pass mark outside 0-100, a topic
+    listed twice or a negative count (and as forecast_exam does on a topic that gives
+    questions but has none published)."""
+    _check(topics, pass_percent, days, per_day)
+    plans = [TopicPlan(t.topic_id, t.drawn, t.items) for t in topics]
+    now = forecast_exam(model, learner, plans, pass_percent)
+
+    projections: dict[str, _Projection] = {}
+    for topic, readiness in zip(topics, now.topics, strict=True):
+        state = learner.topics.get(topic.topic_id)
+        projections[topic.topic_id] = _Projection(
+            drawn=topic.drawn,
+            logit=_logit(readiness.percent / 100.0),
+            wins=state.wins if state else 0,
+            fails=state.fails if state else 0,
+            available=topic.available,
+        )
+    order = {topic.topic_id: k for k, topic in enumerate(topics)}
+    # The heap holds (-value, topic order, topic id), one entry per topic that gives questions
+    # to the exam: only the topic just chosen changes value, so it is replaced in place.
+    heap = [
+        (-projection.value(gain), order[topic_id], topic_id)
+        for topic_id, projection in projections.items()
+        if projection.drawn > 0
+    ]
+    heapq.heapify(heap)
+
+    # Answers given to a topic per choice: one up to BATCH_FROM a day, then in small batches
+    # (2 at 40 a day, 3 at 50), so a day costs about BATCH_FROM choices however long it is.
+    batch = max(1, -(-per_day // BATCH_FROM))
+    due: dict[str, int] = {}
+    for offset, counts in sorted(reviews_due.items()):
+        if offset >= days:
+            continue
+        for topic_id, count in counts.items():
+            if count < 0:
+                raise ValueError(f"reviews due on day {offset}, topic {topic_id}: {count}.")
+    plan_days: list[PlanDay] = []
+    totals: dict[str, int] = {topic.topic_id: 0 for topic in topics}
+    for day in range(days):
+        # Today's reviews: those carried over, plus those due today (overdue ones on day 0).
+        for offset, counts in reviews_due.items():
+            if offset == day or (day == 0 and offset < 0):
+                for topic_id, count in counts.items():
+                    if count:
+                        due[topic_id] = due.get(topic_id, 0) + count
+        budget = per_day
+        reviews: dict[str, int] = {}
+        # Topics of the exam in their order, then any other topic with reviews, by id.
+        for topic_id in sorted(due, key=lambda t: (order.get(t, len(order)), t)):
+            if budget == 0:
+                break
+            taken = min(due[topic_id], budget)
+            reviews[topic_id] = taken
+            budget -= taken
+            due[topic_id] -= taken
+            projection = projections.get(topic_id)
+            if projection is not None:
+                for _ in range(taken):
+                    projection.answer(gain, 1.0)
+                if projection.drawn > 0:
+                    _refresh(heap, topic_id, order[topic_id], projection, gain)
+        due = {topic_id: count for topic_id, count in due.items() if count}
+        practice: dict[str, int] = {}
+        while budget > 0 and heap:
+            _, _, topic_id = heap[0]
+            projection = projections[topic_id]
+            taken = min(batch, budget)
+            for _ in range(taken):
+                weight = 1.0 if projection.new_left > 0 else REPEAT_WEIGHT
+                projection.answer(gain, weight)
+                projection.new_left = max(projection.new_left - 1, 0)
+            practice[topic_id] = practice.get(topic_id, 0) + taken
+            budget -= taken
+            heapq.heapreplace(heap, (-projection.value(gain), order[topic_id], topic_id))
+        for counts in (practice, reviews):
+            for topic_id, count in counts.items():
+                totals[topic_id] = totals.get(topic_id, 0) + count
+        plan_days.append(PlanDay(day=day, practice=practice, reviews=reviews))
+
+    if days == 0:
+        exam_day = now
+    else:
+        exam_day = forecast_exam(
+            model,
+            _projected_learner(model, learner, topics, projections, gain),
+            plans,
+            pass_percent,
+        )
+    return StudyPlan(
+        days=plan_days,
+        pass_now=now.pass_probability,
+        pass_on_exam_day=exam_day.pass_probability,
+        expected_percent=exam_day.expected_percent,
+        low_percent=exam_day.low_percent,
+        high_percent=exam_day.high_percent,
+        topic_totals=totals,
+    )
+
+
+def _refresh(
+    heap: list[tuple[float, int, str]],
+    topic_id: str,
+    position: int,
+    projection: _Projection,
+    gain: LearningGain,
+) -> None:
+    """Put a topic's new value in the heap (after reviews, which may touch any topic)."""
+    for k, entry in enumerate(heap):
+        if entry[2] == topic_id:
+            heap[k] = (-projection.value(gain), position, topic_id)
+            heapq.heapify(heap)
+            return
+
+
+def _projected_learner(
+    model: ReadinessModel,
+    learner: LearnerState,
+    topics: Sequence[PlanTopic],
+    projections: Mapping[str, _Projection],
+    gain: LearningGain,
+) -> LearnerState:
+    """A copy of the learner state with the projected learning in it (the module docstring,
+    point 5). The copies share the history lists with the learner: forecast_exam reads
+    them and changes nothing."""
+    slope = model.params.slope
+    if abs(slope) < 1e-9:  # the model ignores the logit: learning cannot show
+        return learner
+    drawn_total = sum(t.drawn for t in topics)
+    mean_shift = (
+        sum(t.drawn * projections[t.topic_id].shift for t in topics) / drawn_total
+        if drawn_total
+        else 0.0
+    )
+    spread2 = gain.spread * gain.spread
+    scale2 = slope * slope
+    states: dict[str, LearnerTopicState] = dict(learner.topics)
+    for topic in topics:
+        projection = projections[topic.topic_id]
+        if projection.shift == 0.0 and projection.variance == 0.0:
+            continue
+        state = learner.topics.get(topic.topic_id) or model.new_topic_state()
+        extra = spread2 * (projection.shift - mean_shift) ** 2 + projection.variance
+        states[topic.topic_id] = replace(
+            state,
+            ability=state.ability + projection.shift / slope,
+            variance=state.variance + extra / scale2,
+        )
+    overall = replace(
+        learner.overall,
+        variance=learner.overall.variance + spread2 * mean_shift * mean_shift / scale2,
+    )
+    return LearnerState(
+        overall=overall,
+        profile=learner.profile,
+        profile_variance=learner.profile_variance,
+        topics=states,
+    )

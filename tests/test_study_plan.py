@@ -1,0 +1,253 @@
+"""The study plan (progress.engine.plan) and the learning gain it projects with
+(progress.engine.learning_gain)."""
+
+import math
+import random
+from pathlib import Path
+
+import pytest
+
+from progress.engine import learning_gain
+from progress.engine.learner_model import (
+    ItemState,
+    LearnerState,
+    LearnerTopicState,
+    ModelParams,
+    ReadinessModel,
+)
+from progress.engine.plan import FITTED_GAIN, LearningGain, PlanTopic, plan_study
+
+KT = Path(__file__).resolve().parents[2] / "shared" / "data" / "kt"
+
+# A gain for hand-checkable plans: a right answer teaches more than a wrong one, both teach.
+GAIN = LearningGain(win=0.3, fail=0.1, spread=0.2)
+
+
+def model() -> ReadinessModel:
+    # No history weights, no Platt scaling: a topic's P(correct) is sigmoid(its ability).
+    return ReadinessModel(ModelParams(ability_variance=0.05, topic_variance=0.05))
+
+
+def learner(abilities: dict[str, float], answers: int = 20) -> LearnerState:
+    """A learner whose topic abilities are known well, each topic answered `answers` times."""
+    topics = {
+        topic: LearnerTopicState(
+            ability=ability,
+            variance=0.02,
+            wins=round(answers * (1 / (1 + math.exp(-ability)))),
+            fails=answers - round(answers * (1 / (1 + math.exp(-ability)))),
+        )
+        for topic, ability in abilities.items()
+    }
+    overall = LearnerTopicState(ability=0.0, variance=0.02)
+    return LearnerState(
+        overall=overall, profile=[0.0] * 8, profile_variance=[0.0] * 8, topics=topics
+    )
+
+
+def topic(topic_id: str, drawn: int, available: int = 100) -> PlanTopic:
+    items = [(f"{topic_id}/q{k}", ItemState(difficulty=0.0, variance=0.0)) for k in range(40)]
+    return PlanTopic(topic_id=topic_id, drawn=drawn, items=items, available=available)
+
+
+def test_the_weak_topic_with_many_exam_questions_gets_most_practice():
+    plan = plan_study(
+        model(),
+        learner({"weak": 0.0, "strong": 2.5}),
+        [topic("weak", 40), topic("strong", 20)],
+        pass_percent=70.0,
+        days=10,
+        per_day=20,
+        gain=GAIN,
+    )
+    assert plan.topic_totals["weak"] > plan.topic_totals["strong"]
+    # 50% on 40 questions against 92% on 20: the weak topic gets the first answers.
+    assert plan.days[0].practice["weak"] == 20
+    assert sum(plan.topic_totals.values()) == 10 * 20
+
+
+def test_days_and_the_daily_budget_are_respected():
+    topics = [topic("a", 30), topic("b", 30), topic("c", 30)]
+    plan = plan_study(
+        model(),
+        learner({"a": 0.5, "b": 1.0, "c": 1.5}),
+        topics,
+        70.0,
+        days=7,
+        per_day=13,
+        gain=GAIN,
+    )
+    assert [day.day for day in plan.days] == list(range(7))
+    assert all(day.total == 13 for day in plan.days)
+    assert sum(plan.topic_totals.values()) == 7 * 13
+    # Diminishing returns spread the practice: every topic gets some over a week.
+    assert all(plan.topic_totals[t] > 0 for t in ("a", "b", "c"))
+
+
+def test_reviews_due_take_the_budget_first_and_carry_over():
+    topics = [topic("weak", 40), topic("strong", 20)]
+    state = learner({"weak": 0.0, "strong": 2.5})
+    plan = plan_study(
+        model(), state, topics, 70.0, days=3, per_day=10, reviews_due={0: {"strong": 4}}, gain=GAIN
+    )
+    assert plan.days[0].reviews == {"strong": 4}
+    assert plan.days[0].practice == {"weak": 6}
+    assert plan.days[0].total == 10
+    # More due than fits: the rest stays due the next day; overdue ones (day -2) are due today.
+    plan = plan_study(
+        model(),
+        state,
+        topics,
+        70.0,
+        days=3,
+        per_day=10,
+        reviews_due={-2: {"weak": 3}, 0: {"strong": 9}, 1: {"strong": 2}, 5: {"weak": 50}},
+        gain=GAIN,
+    )
+    assert plan.days[0].reviews == {"weak": 3, "strong": 7}
+    assert plan.days[0].practice == {}
+    assert plan.days[1].reviews == {"strong": 4}
+    assert plan.days[1].practice == {"weak": 6}
+    assert plan.days[2].reviews == {}
+    assert plan.topic_totals["strong"] == 11
+    # Reviews count as answers on their topic in the projection.
+    none = plan_study(model(), state, topics, 70.0, days=3, per_day=10, gain=GAIN)
+    assert plan.pass_on_exam_day != none.pass_on_exam_day
+
+
+def test_no_practice_for_a_topic_outside_the_exam_and_repeats_are_worth_less():
+    state = learner({"weak": 0.0, "strong": 2.5, "gone": -1.0})
+    topics = [topic("weak", 40), topic("strong", 20), topic("gone", 0)]
+    plan = plan_study(model(), state, topics, 70.0, days=10, per_day=20, gain=GAIN)
+    assert plan.topic_totals["gone"] == 0
+    # Two topics alike: with only 5 unanswered questions left in one, it gets fewer answers,
+    # since past them an answer repeats a question and counts as half an opportunity.
+    state = learner({"a": 0.8, "b": 0.8})
+    alike = plan_study(model(), state, [topic("a", 30), topic("b", 30)], 70.0, 10, 20, gain=GAIN)
+    capped = [topic("a", 30, available=5), topic("b", 30)]
+    fewer = plan_study(model(), state, capped, 70.0, days=10, per_day=20, gain=GAIN)
+    assert alike.days[0].practice == {"a": 10, "b": 10}
+    assert fewer.days[0].practice == {"a": 5, "b": 15}
+    # Later a repeats catch up (b's returns diminish and a lags behind), worth less all along.
+    assert fewer.pass_on_exam_day < alike.pass_on_exam_day
+
+
+def test_the_projection_rises_with_more_days():
+    state = learner({"a": 0.3, "b": 0.8, "c": 1.2})
+    topics = [topic("a", 30), topic("b", 30), topic("c", 30)]
+    plans = [
+        plan_study(model(), state, topics, 70.0, days=days, per_day=20, gain=GAIN)
+        for days in (0, 3, 10, 30)
+    ]
+    assert plans[0].days == []
+    assert plans[0].pass_on_exam_day == plans[0].pass_now
+    assert all(p.pass_now == plans[0].pass_now for p in plans)
+    projected = [p.pass_on_exam_day for p in plans]
+    assert projected == sorted(projected)
+    assert projected[-1] > projected[0] + 0.2
+    expected = [p.expected_percent for p in plans]
+    assert expected == sorted(expected)
+    for p in plans:
+        assert 0.0 <= p.low_percent <= p.expected_percent <= p.high_percent <= 100.0
+    # The learner state is read, never changed.
+    assert state.topics["a"].ability == 0.3
+
+
+def test_the_plan_is_deterministic_and_ties_go_to_the_earlier_topic():
+    state = learner({"a": 1.0, "b": 1.0})
+    topics = [topic("a", 20), topic("b", 20)]
+    first = plan_study(model(), state, topics, 70.0, days=2, per_day=3, gain=GAIN)
+    again = plan_study(model(), state, topics, 70.0, days=2, per_day=3, gain=GAIN)
+    assert first == again
+    assert first.days[0].practice == {"a": 2, "b": 1}
+
+
+def test_with_the_fitted_gain_practice_pays():
+    state = learner({"a": 0.3, "b": 0.8, "c": 1.2})
+    topics = [topic("a", 30), topic("b", 30), topic("c", 30)]
+    plan = plan_study(model(), state, topics, 70.0, days=30, per_day=20)
+    assert plan.pass_on_exam_day > plan.pass_now
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"per_day": 0}, "at least one question a day"),
+        ({"days": -1}, "cannot be negative"),
+        ({"pass_percent": 101.0}, "percent from 0 to 100"),
+        ({"pass_percent": -1.0}, "percent from 0 to 100"),
+        ({"reviews_due": {0: {"a": -1}}}, "reviews due"),
+    ],
+)
+def test_bad_input_raises(arguments, message):
+    call = {"pass_percent": 70.0, "days": 5, "per_day": 10} | arguments
+    with pytest.raises(ValueError, match=message):
+        plan_study(model(), learner({"a": 0.0}), [topic("a", 10)], gain=GAIN, **call)
+
+
+def test_bad_topics_raise():
+    state = learner({"a": 0.0})
+    with pytest.raises(ValueError, match="listed twice"):
+        plan_study(model(), state, [topic("a", 10), topic("a", 5)], 70.0, 5, 10)
+    with pytest.raises(ValueError, match="available"):
+        plan_study(model(), state, [topic("a", 10, available=-1)], 70.0, 5, 10)
+
+
+# --- The learning gain -------------------------------------------------------------------------
+
+
+def synthetic_logs(
+    gain: LearningGain, learners: int, seed: int
+) -> list[list[tuple[str, str, bool]]]:
+    """Learners answering random items of five skills under the model of learning_gain, with
+    the given gain (each learner's multiplier k drawn with the gain's spread)."""
+    rng = random.Random(seed)
+    skills = [f"s{k}" for k in range(5)]
+    easiness = {s: rng.gauss(0.0, 0.5) for s in skills}
+    items = {s: {f"{s}/i{j}": rng.gauss(0.0, 0.7) for j in range(30)} for s in skills}
+    logs = []
+    for _ in range(learners):
+        ability = rng.gauss(0.0, 0.8)
+        k = max(rng.gauss(1.0, gain.spread), 0.0)
+        counts = {s: [0, 0] for s in skills}
+        answers = []
+        for _ in range(rng.randint(40, 120)):
+            s = rng.choice(skills)
+            item = rng.choice(list(items[s]))
+            wins, fails = counts[s]
+            z = easiness[s] + items[s][item] + ability + k * gain.shift(wins, fails) - 0.5
+            correct = rng.random() < 1.0 / (1.0 + math.exp(-z))
+            counts[s][0 if correct else 1] += 1
+            answers.append((item, s, correct))
+        logs.append(answers)
+    return logs
+
+
+def test_the_gain_fit_recovers_a_known_gain():
+    truth = LearningGain(win=0.35, fail=0.15, spread=0.3)
+    fit = learning_gain.fit_gain_report(synthetic_logs(truth, 400, seed=1))
+    assert fit.gain.win == pytest.approx(truth.win, abs=0.08)
+    assert fit.gain.fail == pytest.approx(truth.fail, abs=0.08)
+    assert 0.0 <= fit.gain.spread <= 0.8
+    assert fit.win_se < 0.05
+
+
+def test_the_gain_fit_keeps_learning_non_negative():
+    # Logs where wrong answers go with lower later success: the fail gain stays at 0.
+    truth = LearningGain(win=0.3, fail=-0.3)
+    fit = learning_gain.fit_gain_report(synthetic_logs(truth, 200, seed=2))
+    assert fit.gain.fail == 0.0
+    assert fit.gain.win > 0.0
+    with pytest.raises(ValueError, match="no answers"):
+        learning_gain.fit_gain_report([])
+
+
+@pytest.mark.skipif(not KT.is_dir(), reason="the shared learner logs are not here")
+def test_refitting_on_a_slice_of_the_real_logs_gives_about_the_fitted_gain():
+    # A fifth of the training learners of each log, pooled as FITTED_GAIN was.
+    logs = [str(KT / "assistments09_train.tsv"), str(KT / "statics_train.tsv")]
+    sequences = learning_gain.read_logs(logs)[::5]
+    gain = learning_gain.fit_learning_gain(sequences)
+    assert gain.win == pytest.approx(FITTED_GAIN.win, abs=0.1)
+    assert gain.fail == pytest.approx(FITTED_GAIN.fail, abs=0.1)
+    assert gain.spread == pytest.approx(FITTED_GAIN.spread, abs=0.25)
