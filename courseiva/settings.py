@@ -128,6 +128,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "courseiva.context.site",
+                "progress.accounts.roles.role",
             ],
         },
     },
