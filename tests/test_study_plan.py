@@ -1,13 +1,17 @@
-"""The study plan (progress.engine.plan) and the learning gain it projects with
-(progress.engine.learning_gain)."""
+"""The study plan (progress.engine.plan), the learning gain it projects with
+(progress.engine.learning_gain), and the plan simulation (progress.engine.plan_simulation,
+`simulate_readiness --plan`)."""
 
+import json
 import math
 import random
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import CommandError, call_command
 
-from progress.engine import learning_gain
+from progress.engine import learning_gain, plan_simulation
 from progress.engine.learner_model import (
     ItemState,
     LearnerState,
@@ -251,3 +255,61 @@ def test_refitting_on_a_slice_of_the_real_logs_gives_about_the_fitted_gain():
     assert gain.win == pytest.approx(FITTED_GAIN.win, abs=0.1)
     assert gain.fail == pytest.approx(FITTED_GAIN.fail, abs=0.1)
     assert gain.spread == pytest.approx(FITTED_GAIN.spread, abs=0.25)
+
+
+# --- The plan simulation -----------------------------------------------------------------------
+
+SMALL = plan_simulation.PlanSimulationConfig(
+    learners=20, train_learners=60, days=4, per_day=10, items_per_topic=100
+)
+
+
+def test_the_plan_simulation_reports_what_it_promises():
+    result = plan_simulation.simulate_plan(SMALL, seed=2)
+    summary = result.as_dict()
+    for key in ("plan_pass_rate", "even_pass_rate", "projection_brier", "projection_ece"):
+        assert 0.0 <= summary[key] <= 1.0
+    assert 0.0 <= summary["range_coverage"] <= 1.0
+    low, high = summary["plan_gain_ci95"]
+    assert -1.0 <= low <= high <= 1.0
+    assert low <= summary["plan_pass_rate"] - summary["even_pass_rate"] <= high
+    assert len(result.outcomes) == 20
+    assert result.plan_ms > 0.0
+    # Deterministic for a seed.
+    assert plan_simulation.simulate_plan(SMALL, seed=2).as_dict() == summary
+
+
+def test_the_plan_command_prints_a_table_and_the_json_last():
+    out = StringIO()
+    arguments = ["--plan", "--learners", "20", "--train-learners", "60", "--days", "3"]
+    call_command("simulate_readiness", *arguments, "--per-day", "8", stdout=out)
+    lines = out.getvalue().strip().splitlines()
+    summary = json.loads(lines[-1])
+    assert {
+        "plan_pass_rate",
+        "even_pass_rate",
+        "projection_brier",
+        "projection_ece",
+        "range_coverage",
+        "plan_gain_ci95",
+    } <= set(summary)
+    assert summary["learners"] == 20
+    assert summary["days"] == 3
+    assert any(line.startswith("pass rate") for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--learners", "5"], "at least 20 learners"),
+        (["--train-learners", "10"], "at least 50 training"),
+        (["--days", "0"], "at least one day"),
+        (["--per-day", "0"], "at least one question a day"),
+        (["--questions", "0"], "at least one question"),
+        (["--questions", "2000"], "more questions"),
+        (["--gain-logs", "/nonexistent/log.tsv"], "--gain-logs"),
+    ],
+)
+def test_the_plan_command_rejects_bad_options(arguments, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("simulate_readiness", "--plan", *arguments, stdout=StringIO())
