@@ -165,3 +165,37 @@ def readiness_chart(
     parts.append("</svg>")
     # Built from numbers and escaped text only.
     return mark_safe("".join(parts))  # noqa: S308
+
+
+def allocation_chart(rows: Sequence[tuple[str, int]], chart_id: str) -> SafeString:
+    """Where a study plan puts its questions: one horizontal bar per topic, `rows` being
+    (topic, questions), most first. Every bar carries its number; the page has the same as a
+    table."""
+    if not rows or not any(count for _, count in rows):
+        return mark_safe("")
+    width, label_w, right, row_h, top = 420, 160, 52, 28, 8
+    plot_w = width - label_w - right
+    height = top + row_h * len(rows) + 4
+    most = max(count for _, count in rows)
+    title = f"{chart_id}-title"
+    parts = [
+        f'<svg class="chart readiness-chart" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-labelledby="{title} {chart_id}-desc" xmlns="http://www.w3.org/2000/svg">'
+        f'<title id="{title}">Questions the plan gives each topic until the exam</title>'
+        f'<desc id="{chart_id}-desc">'
+        + escape("; ".join(f"{name}: {count}" for name, count in rows))
+        + "</desc>"
+    ]
+    for index, (name, count) in enumerate(rows):
+        y = top + index * row_h
+        short = name if len(name) <= 20 else name[:19].rstrip() + "…"
+        parts.append(
+            f'<text x="{label_w - 8}" y="{y + 15}" class="axis" text-anchor="end">'
+            f"{escape(short)}</text>"
+            f'<rect x="{label_w}" y="{y + 4}" width="{plot_w * count / most:.1f}" height="16" '
+            f'class="bar"/><text x="{label_w + plot_w * count / most + 6:.1f}" y="{y + 16}" '
+            f'class="label">{count}</text>'
+        )
+    parts.append("</svg>")
+    # Built from numbers and escaped text only.
+    return mark_safe("".join(parts))  # noqa: S308

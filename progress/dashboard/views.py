@@ -1,13 +1,18 @@
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count
 from django.http import HttpResponse
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from progress.accounts.http import AuthenticatedHttpRequest
+from progress.charts import allocation_chart
 from progress.mocks.models import MockExam
 from progress.practice.analytics import study_analytics
 from progress.practice.models import Quiz, ReviewCard
+from progress.practice.today import goal_of, plan_of
 from progress.readiness.explain import explain
 from progress.readiness.models import StudyGoal
 from progress.readiness.standing import standings
@@ -46,3 +51,32 @@ def progress_home(request: AuthenticatedHttpRequest) -> HttpResponse:
         ],
     }
     return TemplateResponse(request, "progress/dashboard/home.html", context)
+
+
+@require_GET
+@login_required
+def study_plan(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResponse:
+    """The learner's plan to their exam date: the projection on the day, where the questions
+    go, and day by day how many from which topics (reviews first), from stored state."""
+    learner = request.user
+    goal = goal_of(learner, exam_slug)
+    if goal is None:
+        messages.info(request, "Set the date of your exam first: the plan is built to it.")
+        return redirect(f"{reverse('study_goal')}?exam={exam_slug}")
+    exam = goal.exam
+    standing, planned = plan_of(learner, goal)
+    totals = planned.topic_totals()
+    context = {
+        "goal": goal,
+        "exam": exam,
+        "standing": standing,
+        "planned": planned,
+        "plan": planned.plan,
+        "week": planned.days[:7],
+        "later": planned.days[7:],
+        "totals": totals,
+        "chart": allocation_chart(
+            [(topic.title, count) for topic, count in totals], f"plan-{exam.slug}"
+        ),
+    }
+    return TemplateResponse(request, "progress/dashboard/plan.html", context)

@@ -26,7 +26,10 @@ class QuizStartForm(forms.Form):
         label="How many questions", choices=LENGTHS, initial="10", widget=forms.RadioSelect
     )
     selection = forms.ChoiceField(
-        label="Which questions", choices=Selection.choices, initial=Selection.ANY
+        label="Which questions",
+        # Today's plan is drawn by the study plan's own button, not chosen here.
+        choices=[(value, label) for value, label in Selection.choices if value != Selection.PLAN],
+        initial=Selection.ANY,
     )
 
     @classmethod

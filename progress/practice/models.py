@@ -46,6 +46,8 @@ class Selection(models.TextChoices):
     BOOKMARKED = "bookmarked", "Bookmarked"
     DUE = "due", "Due for review"
     ADAPTIVE = "adaptive", "Adaptive: where practice helps most"
+    # Drawn by the study plan (today's practice), never chosen on the start form.
+    PLAN = "plan", "Today's plan"
 
     @staticmethod
     def apply(
@@ -362,6 +364,17 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             [(a.pk, a.question_id, a.topic_id, a.exam_id, a.is_correct) for a in attempts], counts
         )
 
+    def answered_per_topic(self, learner: User, exam: Exam) -> dict[int, int]:
+        """How many different questions of each of the exam's topics the learner has
+        answered (the study plan gives new questions where there are some left). One query."""
+        rows = (
+            self.filter(learner=learner, exam=exam, question__isnull=False)
+            .values("topic_id")
+            .annotate(questions=Count("question_id", distinct=True))
+            .order_by()
+        )
+        return {row["topic_id"]: row["questions"] for row in rows}
+
     def question_counts(self, learner_id: int, question_ids: Any) -> dict[int, list[int]]:
         """[right, wrong] answers of the learner to each of these questions (ids, or a query of
         them): an index-only count per question, on the attempt_learner_q index. The learner
@@ -472,6 +485,29 @@ SCHEDULER = fsrs.Scheduler(
 class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
     def due(self, learner: User, now: datetime | None = None) -> "ReviewCardQuerySet":
         return self.filter(learner=learner, due__lte=now or timezone.now())
+
+    def due_within(self, learner: User, days: int) -> "ReviewCardQuerySet":
+        """The learner's reviews falling due before the end of the `days`-th day from today
+        (1: today's, those overdue included)."""
+        today = timezone.localdate()
+        end = datetime.combine(today + timedelta(days=days), datetime.min.time())
+        return self.filter(learner=learner, due__lt=timezone.make_aware(end))
+
+    def due_by_day(self, learner: User, exam: Exam, days: int) -> dict[int, dict[str, int]]:
+        """The learner's reviews of the exam's questions falling due over the next `days`
+        days, by day (0 is today, with those overdue) and topic id, as the study plan takes
+        them. One query."""
+        today = timezone.localdate()
+        result: dict[int, dict[str, int]] = {}
+        for due, topic_id in (
+            self.due_within(learner, days)
+            .filter(question__topic__exam=exam)
+            .values_list("due", "question__topic_id")
+        ):
+            day = max(0, (timezone.localdate(due) - today).days)
+            by_topic = result.setdefault(day, {})
+            by_topic[str(topic_id)] = by_topic.get(str(topic_id), 0) + 1
+        return result
 
     def schedule(self, learner_id: int, answers: Sequence[tuple[int, bool, datetime]]) -> None:
         """Reschedule the learner's cards after these answers (question id, right, when): a

@@ -5,6 +5,7 @@ from progress.practice import views
 urlpatterns = [
     path("history/", views.history, name="history"),
     path("quizzes/start/", views.quiz_start, name="quiz_start"),
+    path("plan/<slug:exam_slug>/today/", views.today_practice, name="today_practice"),
     path("quizzes/<str:code>/", views.quiz_resume, name="quiz_resume"),
     path("quizzes/<str:code>/summary/", views.quiz_summary, name="quiz_summary"),
     path("quizzes/<str:code>/retry/", views.quiz_retry, name="quiz_retry"),

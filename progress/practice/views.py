@@ -32,6 +32,7 @@ from progress.practice.forms import HistoryFilterForm, NoteForm, QuizStartForm, 
 from progress.practice.marks import Bookmark, Note, ProblemReport
 from progress.practice.models import Attempt, Quiz, QuizItem, Selection, Source
 from progress.practice.public_pages import PANEL_TEMPLATE, Panel
+from progress.practice.today import goal_of, plan_of, todays_questions
 from progress.readiness.standing import adaptive_question_ids
 from questions import extensions
 from questions.forms import AnswerForm
@@ -121,6 +122,39 @@ def quiz_start(request: AuthenticatedHttpRequest) -> HttpResponse:
             f"Only {quiz.item_count} question{pluralize(quiz.item_count)} matched: "
             f"this quiz has all of them.",
         )
+    return redirect(reverse("quiz_item", args=[quiz.code, 1]))
+
+
+@require_POST
+@login_required
+def today_practice(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResponse:
+    """Start today's part of the learner's study plan for the exam as a quiz."""
+    learner = request.user
+    goal = goal_of(learner, exam_slug)
+    if goal is None:
+        messages.info(request, "Set the date of your exam first: the plan is built to it.")
+        return redirect(f"{reverse('study_goal')}?exam={exam_slug}")
+    standing, planned = plan_of(learner, goal)
+    rng = random.Random()  # noqa: S311 - a quiz's order, not a secret
+    chosen = todays_questions(learner, standing, planned, rng)
+    quiz = None
+    if chosen:
+        quiz = Quiz.objects.start(
+            learner=learner,
+            exam=goal.exam,
+            topic=None,
+            selection=Selection.PLAN,
+            length=len(chosen),
+            question_ids=chosen,
+        )
+    if quiz is None:
+        messages.info(
+            request,
+            "Nothing is planned for today: it is exam day. Good luck!"
+            if planned.today is None
+            else f"{goal.exam.code} has no published questions to practise yet.",
+        )
+        return redirect(reverse("study_plan", args=[goal.exam.slug]))
     return redirect(reverse("quiz_item", args=[quiz.code, 1]))
 
 

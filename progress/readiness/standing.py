@@ -282,21 +282,16 @@ def _standing(
 ADAPTIVE_TARGET = 0.75
 
 
-def adaptive_question_ids(
-    learner: User,
-    exam: Exam,
-    topic: Topic | None,
-    length: int | None,
-    rng: random.Random,
+def ranked_questions(
+    standing: ExamStanding,
     counts: Mapping[int, Sequence[int]],
-) -> list[int]:
-    """Question ids for an adaptive quiz: the quiz's places go to the topics in proportion to
-    blueprint weight times what is still to learn (100% less readiness), so heavy and weak
-    topics get most; within a topic, the questions predicted closest to ADAPTIVE_TARGET come
-    first (with a little jitter, so that two quizzes differ). A one-topic quiz draws from that
-    topic. `counts` holds the learner's [right, wrong] answers to the exam's questions, so
-    that the model predicts those met before as such. The queries of `standings`."""
-    standing = standings(learner, [exam])[0]
+    rng: random.Random,
+    topic: Topic | None = None,
+) -> dict[int, list[int]]:
+    """Each topic's published questions (one topic's, if given), those predicted closest to
+    ADAPTIVE_TARGET first, with a little jitter so that two quizzes differ. `counts` holds the
+    learner's [right, wrong] answers to the exam's questions, so that the model predicts
+    those met before as such. No query."""
     who = standing.learner
     assert who is not None
     model = who.in_use.model
@@ -305,8 +300,6 @@ def adaptive_question_ids(
         for item_id, _ in plan.items:
             if int(item_id) in counts:
                 topic_state.items[item_id] = list(counts[int(item_id)])
-    readiness_of = {t.topic.pk: t.readiness.percent for t in standing.topics}
-    weight_of = {t.topic.pk: float(t.topic.weight) for t in standing.topics}
     ranked: dict[int, list[int]] = {}
     for plan in standing.plans:
         topic_id = int(plan.topic_id)
@@ -319,6 +312,25 @@ def adaptive_question_ids(
             p = model.predict(who.state, plan.topic_id, item_id, item=state).probability
             scored.append((abs(p - ADAPTIVE_TARGET) + rng.uniform(0, 0.03), qid))
         ranked[topic_id] = [qid for _, qid in sorted(scored)]
+    return ranked
+
+
+def adaptive_question_ids(
+    learner: User,
+    exam: Exam,
+    topic: Topic | None,
+    length: int | None,
+    rng: random.Random,
+    counts: Mapping[int, Sequence[int]],
+) -> list[int]:
+    """Question ids for an adaptive quiz: the quiz's places go to the topics in proportion to
+    blueprint weight times what is still to learn (100% less readiness), so heavy and weak
+    topics get most; within a topic, the questions ranked by `ranked_questions`. A one-topic
+    quiz draws from that topic. The queries of `standings`."""
+    standing = standings(learner, [exam])[0]
+    ranked = ranked_questions(standing, counts, rng, topic)
+    readiness_of = {t.topic.pk: t.readiness.percent for t in standing.topics}
+    weight_of = {t.topic.pk: float(t.topic.weight) for t in standing.topics}
     available = sum(len(ids) for ids in ranked.values())
     wanted = available if length is None else min(length, available)
     need = {t: max(weight_of[t], 0.01) * max(100.0 - readiness_of[t], 1.0) for t in ranked}

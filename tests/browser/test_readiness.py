@@ -3,8 +3,10 @@ likelihood with its range, the topics weakest first, and "Practice this" startin
 quiz on the weakest one; in a real browser, on a phone-sized screen too."""
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from progress.accounts.models import User
@@ -74,3 +76,49 @@ def test_readiness_after_practice_and_practice_the_weakest_topic(page):
     page.goto("/progress/")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375, f"the page scrolls sideways on a phone ({width} px)"
+
+
+def test_a_learner_sets_a_goal_reads_why_and_starts_todays_practice(page):
+    import_document(read_document(DEMO_BANK))
+    exam = Exam.objects.get(code="CSA")
+    user = User.objects.create_user(
+        "planner", "planner@example.com", "a long and unusual passphrase 42"
+    )
+    for topic in exam.topics.order_by("position"):
+        for question in topic.questions.published().order_by("position")[:5]:
+            record_answer(user, question, right=question.position % 2 == 0)
+    sign_in(page, user)
+
+    page.goto("/progress/goal/")
+    page.get_by_label("Your exam").select_option(label=str(exam))
+    page.get_by_label("When you mean to sit it").fill(
+        (timezone.localdate() + timedelta(days=21)).isoformat()
+    )
+    page.get_by_label("Questions a day you can do").fill("12")
+    page.get_by_role("button", name="Set my goal").click()
+
+    # The pass likelihood opens to say what it rests on and what moved it.
+    page.goto("/progress/")
+    section = page.get_by_role("region", name=f"Readiness: {exam.code} {exam.title}")
+    why = section.locator("details.why").first
+    why.locator("summary").click()
+    expect(why.get_by_text("What it rests on")).to_be_visible()
+    expect(
+        why.get_by_text(f"{exam.topics.count() * 5} answers to {exam.code} questions")
+    ).to_be_visible()
+    expect(why.get_by_text(re.compile("moved your readiness most"))).to_be_visible()
+
+    # The plan, from the goal; today's practice from there.
+    page.get_by_role("link", name=re.compile(f"Your plan to .* for {exam.code}")).click()
+    expect(page.get_by_role("heading", name=f"Your plan for {exam.code}")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"\d+% likely to pass on"))).to_be_visible()
+    expect(
+        page.get_by_role("img", name="Questions the plan gives each topic until the exam")
+    ).to_be_visible()
+    expect(page.get_by_role("table", name=re.compile("questions per topic"))).to_be_visible()
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.reload()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the plan scrolls sideways on a phone ({width} px)"
+    page.get_by_role("button", name="Start today's practice: 12 questions").click()
+    expect(page.get_by_text("Question 1 of 12")).to_be_visible()
