@@ -72,7 +72,7 @@ def test_an_instructor_follows_a_learner_who_joins_and_practises(browser, live_s
     teacher.reload()
     row = teacher.locator("tr", has=teacher.get_by_role("link", name="pupil"))
     expect(row).not_to_contain_text("no answers yet")
-    expect(row).to_contain_text("more answers needed")
+    expect(row).to_contain_text("answers to go")
     cells = row.locator("td.heat")
     expect(cells.first).to_have_text(re.compile(r"\d+%"))  # the topic practised has a number
     expect(row.locator("td").nth(len(exam.topics.all()) + 1)).to_have_text("5")  # last 7 days
@@ -86,3 +86,49 @@ def test_an_instructor_follows_a_learner_who_joins_and_practises(browser, live_s
     expect(teacher.get_by_role("button", name=re.compile("Practice"))).to_have_count(0)
     for context in contexts:
         context.close()
+
+
+def test_the_heatmap_of_an_eight_topic_exam_fits_a_laptop_and_scrolls_on_a_phone(page):
+    from decimal import Decimal
+
+    from progress.cohorts.models import Cohort, Membership
+    from tests.factories import ExamFactory, QuestionFactory, TopicFactory, answer_topic
+
+    exam = ExamFactory(mock_question_count=40, mock_pass_percent=Decimal("70"))
+    titles = [
+        "Identity and access management", "Data protection and key management",
+        "Cloud network security", "Logging, monitoring and incident response",
+        "Governance, risk and compliance", "Application security",
+        "Infrastructure security", "Incident response",
+    ]  # fmt: skip
+    topics = [
+        TopicFactory(exam=exam, title=title, weight=Decimal("12.5"), position=position)
+        for position, title in enumerate(titles)
+    ]
+    for topic in topics:
+        QuestionFactory.create_batch(6, topic=topic)
+    cohort = Cohort.objects.create(name="Evening class", exam=exam)
+    cohort.instructors.add(InstructorFactory(username="teacher", password=PASSWORD))
+    for n in range(4):
+        learner = UserFactory(username=f"a-learner-with-a-long-name-{n}")
+        Membership.objects.create(cohort=cohort, learner=learner)
+        for topic in topics[: 2 * n + 2]:
+            answer_topic(learner, topic, 5, right=n % 2 == 0)
+    sign_in(page, "teacher")
+    page.goto(cohort.get_absolute_url())
+    table = page.get_by_role("region", name="Learners by topic")
+    for title in titles:
+        expect(table.get_by_role("columnheader", name=title, exact=True)).to_be_in_viewport()
+    box = table.evaluate("box => [box.scrollWidth, box.clientWidth]")
+    assert box[0] <= box[1], f"the heatmap scrolls at 1,280 px ({box})"
+
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.reload()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the cohort page scrolls sideways on a phone ({width} px)"
+    # The table scrolls in its box, the learner column staying in view.
+    table.evaluate("box => { box.scrollLeft = box.scrollWidth; }")
+    learner = page.get_by_role("rowheader", name=re.compile("a-learner-with-a-long-name-0"))
+    where = learner.bounding_box()
+    assert where is not None
+    assert 0 <= where["x"] < 60, f"the learner column scrolled away ({where})"
