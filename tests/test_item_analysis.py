@@ -303,13 +303,39 @@ def test_the_command_prints_its_summary():
 
 
 def cards(html):
-    """The page's question cards, by uid."""
+    """The page's question rows, by uid."""
     found = {}
-    for card in html.split('<li class="card')[1:]:
+    if "<tbody>" not in html:
+        return found
+    body = html.split("<tbody>")[1].split("</tbody>")[0]
+    for card in body.split("<tr")[1:]:
         uid = re.search(r'<span class="exam-code">([^<]+)</span>', card)
         assert uid is not None
         found[uid.group(1)] = card
     return found
+
+
+FIGURES = ("Learners", "Facility", "Discrimination", "Median time")
+
+
+def figures(row):
+    """A row's figures by column, as text."""
+    cells = re.findall(r"<td>(.*?)</td>", row, re.S)
+    return {name: re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", cell)).strip()
+            for name, cell in zip(FIGURES, cells, strict=False)}  # fmt: skip
+
+
+def option_shares(row):
+    """(share, correct, text) of each option, in order."""
+    return [
+        (int(share), bool(key), text)
+        for share, key, text in re.findall(
+            r'class="option-share">(\d+)%</span>\s*(<span class="key">.*?</span></span>)?\s*'
+            r'<span class="option-text">(.*?)</span>',
+            row,
+            re.S,
+        )
+    ]
 
 
 @pytest.fixture
@@ -335,20 +361,16 @@ def test_the_instructor_sees_flagged_questions_first_with_reasons_and_shares(cli
     bad = cards(html)[questions["bad"].uid]
     assert "check the key: learners who do well on the rest of the exam" in bad
     assert "discrimination -1.00" in bad
-    assert "<dt>Facility</dt><dd>50%</dd>" in bad
-    assert "<dt>Discrimination</dt><dd>-1.00</dd>" in bad
+    assert figures(bad)["Facility"] == "50%"
+    assert figures(bad)["Discrimination"] == "-1.00"
     # Six weak learners chose the key; of the six strong, four the second option, two the
     # third: 50%, 33%, 17%.
     options = list(questions["bad"].options.order_by("position"))
-    rows = re.findall(
-        r"<tr>\s*<th scope=\"row\">\s*(.*?)\s*</th>\s*<td>\s*(\d+) \((\d+)%\)", bad, re.S
-    )
-    assert rows == [
-        ('<span class="key">✓ <span class="visually-hidden">correct:</span></span>'
-         + options[0].text, "6", "50"),
-        (options[1].text, "4", "33"),
-        (options[2].text, "2", "17"),
-    ]  # fmt: skip
+    assert option_shares(bad) == [
+        (50, True, options[0].text),
+        (33, False, options[1].text),
+        (17, False, options[2].text),
+    ]
     assert "too easy: 100% right" in cards(html)[questions["easy"].uid]
     assert "⚠" not in cards(html)[questions["good"].uid]
 
@@ -375,8 +397,8 @@ def test_the_cohort_scope_shows_the_cohort_figures(client, flagged):
     found = cards(response.text)
     # Only the member's one answer: one card, 0% right.
     assert list(found) == [flagged["questions"]["good"].uid]
-    assert "<dt>Attempts</dt><dd>1</dd>" in found[flagged["questions"]["good"].uid]
-    assert "<dt>Facility</dt><dd>0%</dd>" in found[flagged["questions"]["good"].uid]
+    assert figures(found[flagged["questions"]["good"].uid])["Learners"] == "1 1 answer"
+    assert figures(found[flagged["questions"]["good"].uid])["Facility"] == "0%"
 
 
 def test_another_instructors_cohort_is_a_404(client, flagged):
@@ -491,3 +513,27 @@ def test_the_admin_question_list_shows_the_flags(client):
     assert "too easy: 100% right" in rows[questions["easy"].uid]
     assert "too easy" not in rows[questions["good"].uid]
     assert "check the key" not in rows[questions["good"].uid]
+
+
+def test_option_texts_are_rendered_and_questions_in_review_only_shown_to_staff(client, flagged):
+    from questions.models import Status
+
+    questions = flagged["questions"]
+    bad = questions["bad"].options.order_by("position").first()
+    bad.text = "Run `aws s3 cp` with <script>alert(1)</script> **twice**"
+    bad.save()
+    questions["easy"].status = Status.REVIEW
+    questions["easy"].save()
+    url = reverse("item_analysis", args=[flagged["exam"].slug])
+    client.force_login(flagged["instructor"])
+    found = cards(client.get(url).text)
+    assert questions["easy"].uid not in found
+    shown = option_shares(found[questions["bad"].uid])[0][2]
+    assert "<code>aws s3 cp</code>" in shown
+    assert "<strong>twice</strong>" in shown
+    assert "<script>" not in shown
+    assert "admin/questions/question" not in found[questions["bad"].uid]  # not a curator
+    client.force_login(StaffFactory())
+    found = cards(client.get(url).text)
+    assert "(in review)" in found[questions["easy"].uid]
+    assert f"/admin/questions/question/{questions['bad'].pk}/change/" in found[questions["bad"].uid]

@@ -30,8 +30,8 @@ from progress.mocks.models import MockExam
 from progress.mocks.report import report_context
 from progress.readiness.explain import explain
 from progress.readiness.standing import standings
-from questions.markup import quick_snippet
-from questions.models import Exam, Option
+from questions.markup import quick_snippet, render_markdown_inline
+from questions.models import Exam, Option, Status
 
 
 def _instructor(request: AuthenticatedHttpRequest) -> User:
@@ -313,6 +313,8 @@ def item_analysis(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResp
     rows = ItemStatistic.objects.filter(question__topic__exam=exam, cohort=cohort).select_related(
         "question__topic"
     )
+    if not user.is_staff:  # questions still in review are the curators' business
+        rows = rows.filter(question__status=Status.PUBLISHED)
     orders: dict[str, list[Any]] = {
         "flags": ["-flagged", F("discrimination").asc(nulls_last=True), "question__position"],
         "attempts": ["-attempts", "question__position"],
@@ -338,6 +340,8 @@ def item_analysis(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResp
                 "options": [
                     {
                         "option": option,
+                        # Authors write options in Markdown: shown rendered (and sanitised).
+                        "text": render_markdown_inline(option.text),
                         "count": statistic.option_counts.get(option.key, 0),
                         "share": round(100 * statistic.option_counts.get(option.key, 0) / answers),
                     }
