@@ -106,6 +106,7 @@ def test_a_learner_joins_sees_what_is_shared_and_leaves(client, cohort, instruct
     assert not Membership.objects.exists()  # a GET only asks
     response = client.post(cohort.join_url())
     assert response.status_code == 302
+    assert response.url == cohort.exam.get_absolute_url()  # the next step: practise
     assert Membership.objects.filter(cohort=cohort, learner=learner).exists()
     mine = client.get(reverse("my_cohorts")).text
     assert "Spring class" in mine
@@ -122,9 +123,36 @@ def test_joining_needs_a_signed_in_learner_and_a_real_code(client, cohort):
     response = client.get(cohort.join_url())
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("login"))
+    assert client.get(reverse("cohort_join", args=["not-a-code"])).status_code == 404
     client.force_login(UserFactory())
     assert client.post(reverse("cohort_join", args=["not-a-code"])).status_code == 404
     assert not Membership.objects.exists()
+
+
+def test_the_sign_in_and_sign_up_pages_say_which_cohort_a_visitor_joins(client, cohort):
+    login = client.get(cohort.join_url(), follow=True).text
+    assert "You are joining <strong>Spring class</strong>" in login
+    assert "with teacher" in login
+    next_url = cohort.join_url().split("?")[0]
+    signup = client.get(reverse("signup"), {"next": next_url}).text
+    assert "You are joining <strong>Spring class</strong>" in signup
+    assert "Create your account, then confirm to join" in signup
+    # Elsewhere (another next, or none) the pages say nothing of it.
+    assert "You are joining" not in client.get(reverse("login")).text
+    assert "You are joining" not in client.get(reverse("signup"), {"next": "/progress/"}).text
+    # A new account goes on to the confirmation, then to practise.
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "newcomer",
+            "email": "newcomer@example.com",
+            "password1": "a long and unusual passphrase 42",
+            "password2": "a long and unusual passphrase 42",
+            "next": next_url,
+        },
+    )
+    assert response.url == next_url
+    assert "Join Spring class" in client.get(next_url).text
 
 
 def test_a_new_join_code_stops_the_old_link_and_keeps_the_learners(client, cohort, instructor):

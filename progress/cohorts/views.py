@@ -6,15 +6,16 @@ member of one of the instructor's cohorts, and only for that cohort's exam.
 """
 
 import csv
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -250,12 +251,26 @@ def my_cohorts(request: AuthenticatedHttpRequest) -> HttpResponse:
     return TemplateResponse(request, "progress/cohorts/mine.html", {"memberships": memberships})
 
 
+# The session key under which a visitor's invitation waits while they sign in or sign up:
+# those pages say which cohort and whose (registration/_invitation.html).
+INVITATION_SESSION_KEY = "invitation"
+
+
 @require_http_methods(["GET", "POST"])
-@login_required
-def cohort_join(request: AuthenticatedHttpRequest, join_code: str) -> HttpResponse:
-    """GET: what joining means (who will see what); POST: join."""
+def cohort_join(request: HttpRequest, join_code: str) -> HttpResponse:
+    """GET: what joining means (who will see what); POST: join, then start practising. A
+    visitor signs in (or up) first, the pages on the way saying which cohort they join."""
     cohort = get_object_or_404(Cohort.objects.select_related("exam"), join_code=join_code)
-    learner = request.user
+    instructors = list(cohort.instructors.order_by("username"))
+    if not request.user.is_authenticated:
+        request.session[INVITATION_SESSION_KEY] = {
+            "path": request.path,
+            "cohort": cohort.name,
+            "exam": f"{cohort.exam.code} {cohort.exam.title}",
+            "instructors": ", ".join(person.get_username() for person in instructors),
+        }
+        return redirect_to_login(request.get_full_path())
+    learner = cast(User, request.user)
     if Membership.objects.filter(cohort=cohort, learner=learner).exists():
         messages.info(request, f"You are already in {cohort.name}.")
         return redirect(reverse("my_cohorts"))
@@ -265,9 +280,14 @@ def cohort_join(request: AuthenticatedHttpRequest, join_code: str) -> HttpRespon
                 Membership.objects.create(cohort=cohort, learner=learner)
         except IntegrityError:  # joined in another tab a moment ago
             pass
-        messages.success(request, f"You joined {cohort.name}.")
-        return redirect(reverse("my_cohorts"))
-    context = {"cohort": cohort, "instructors": list(cohort.instructors.order_by("username"))}
+        request.session.pop(INVITATION_SESSION_KEY, None)
+        messages.success(
+            request,
+            f"You joined {cohort.name}. Next: start practising {cohort.exam.code}, "
+            "with a quiz on any topic below.",
+        )
+        return redirect(cohort.exam.get_absolute_url())
+    context = {"cohort": cohort, "instructors": instructors}
     return TemplateResponse(request, "progress/cohorts/join.html", context)
 
 

@@ -50,3 +50,22 @@ document.addEventListener("htmx:afterSwap", function (event) {
   window.addEventListener("resize", mark);
   document.addEventListener("htmx:afterSwap", mark);
 })();
+
+// "Copy link" buttons: shown only where the clipboard can be written; they copy the text of
+// the element named by data-copy and say so to screen readers too.
+(function () {
+  if (!navigator.clipboard) return;
+  document.querySelectorAll("button[data-copy]").forEach(function (button) {
+    var source = document.getElementById(button.dataset.copy);
+    var status = button.parentElement.querySelector(".copy-status");
+    if (!source) return;
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      navigator.clipboard.writeText(source.textContent.trim()).then(function () {
+        if (status) status.textContent = "Link copied.";
+      }, function () {
+        if (status) status.textContent = "Could not copy: select the link and copy it.";
+      });
+    });
+  });
+})();

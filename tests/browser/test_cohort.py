@@ -45,12 +45,24 @@ def test_an_instructor_follows_a_learner_who_joins_and_practises(browser, live_s
     expect(teacher.get_by_role("heading", name="Evening class")).to_be_visible()
     expect(teacher.get_by_text("No learners yet")).to_be_visible()
     join_link = teacher.locator("code.join-link").inner_text()
+    contexts[0].grant_permissions(["clipboard-read", "clipboard-write"])
+    teacher.get_by_role("button", name="Copy link").click()
+    expect(teacher.get_by_role("status").filter(has_text="Link copied.")).to_be_visible()
+    assert teacher.evaluate("navigator.clipboard.readText()") == join_link
 
-    sign_in(pupil, "pupil")
+    # The pupil opens the link signed out: the sign-in page says what they are joining.
     pupil.goto(join_link)
+    expect(pupil.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(pupil.get_by_role("note")).to_contain_text("You are joining Evening class")
+    expect(pupil.get_by_role("note")).to_contain_text("with teacher")
+    pupil.get_by_label("Username or e-mail").fill("pupil")
+    pupil.get_by_label("Password").fill(PASSWORD)
+    pupil.get_by_role("button", name="Sign in").click()
     expect(pupil.get_by_text("will not see other exams or your private notes")).to_be_visible()
     pupil.get_by_role("button", name="Join Evening class").click()
     expect(pupil.get_by_text("You joined Evening class")).to_be_visible()
+    expect(pupil.get_by_text(f"Next: start practising {exam.code}")).to_be_visible()
+    expect(pupil.get_by_role("heading", level=1)).to_contain_text(exam.title)
 
     teacher.reload()
     row = teacher.locator("tr", has=teacher.get_by_role("link", name="pupil"))
