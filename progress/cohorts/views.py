@@ -6,7 +6,7 @@ member of one of the instructor's cohorts, and only for that cohort's exam.
 """
 
 import csv
-from typing import Any, cast
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -270,7 +270,7 @@ def cohort_join(request: HttpRequest, join_code: str) -> HttpResponse:
             "instructors": ", ".join(person.get_username() for person in instructors),
         }
         return redirect_to_login(request.get_full_path())
-    learner = cast(User, request.user)
+    learner = request.user
     if Membership.objects.filter(cohort=cohort, learner=learner).exists():
         messages.info(request, f"You are already in {cohort.name}.")
         return redirect(reverse("my_cohorts"))
