@@ -403,6 +403,17 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             .iterator(chunk_size=5000)
         )
 
+    def sequence_lengths(self) -> dict[tuple[int, int], int]:
+        """Answers with a topic per (learner, exam): how long each sequence the rebuild
+        replays is (an AnswerLog). One aggregate query."""
+        rows = (
+            self.filter(topic__isnull=False, exam__isnull=False)
+            .values_list("learner_id", "exam_id")
+            .annotate(answers=Count("pk"))
+            .order_by()
+        )
+        return {(learner_id, exam_id): count for learner_id, exam_id, count in rows}
+
 
 def _count_answer(quiz_id: int, is_correct: bool, now: datetime) -> None:
     """One more answered item of the quiz (and right one); finished with the last one. The

@@ -5,6 +5,7 @@ The answers come in as an `AnswerLog` (the attempts), so that readiness never im
 practice room that records them."""
 
 import json
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -51,6 +52,10 @@ class AnswerLog(Protocol):
     def answers_after(self, attempt_id: int) -> Iterator[LoggedAnswer]:
         """The answers with a greater id, in id order: the order they were recorded in,
         which is the order their updates were made in."""
+        ...
+
+    def sequence_lengths(self) -> dict[tuple[int, int], int]:
+        """How many answers with a topic each learner gave to each exam, by (learner, exam)."""
         ...
 
 
@@ -108,7 +113,10 @@ def rebuild_readiness(
         report.fit, report.fit_report, report.fit_skipped = fit_on_attempts(log)
     in_use = current_model()
     states: dict[tuple[int, int], learner_model.LearnerState] = {}
-    movers: dict[tuple[int, int], list[Mover]] = {}
+    movers: dict[tuple[int, int], deque[Mover]] = {}
+    # Only the last MOVERS_KEPT answers of each learner and exam are kept as movers, so only
+    # they are measured (measuring doubles the cost of an answer).
+    lengths = log.sequence_lengths()
     exam_counts: dict[tuple[int, int], int] = {}
     counts: dict[int, int] = {}
     sums: dict[tuple[int, int], float] = {}  # (learner, topic) -> difficulty_sum
@@ -132,9 +140,15 @@ def rebuild_readiness(
                     sums.get((learner_id, topic_id), 0.0) + items[question_id].difficulty
                 )
             answer = (attempt_id, question_id, topic_id, exam_id, correct)
-            moved = replay_answers(in_use, state, items, [answer])
-            movers[key] = [*movers.get(key, []), *moved][-MOVERS_KEPT:]
-            exam_counts[key] = exam_counts.get(key, 0) + 1
+            done = exam_counts.get(key, 0)
+            measure = done >= lengths.get(key, 0) - MOVERS_KEPT  # newer ones: always
+            moved = replay_answers(in_use, state, items, [answer], measure=measure)
+            if moved:
+                kept = movers.get(key)
+                if kept is None:
+                    kept = movers[key] = deque(maxlen=MOVERS_KEPT)
+                kept.extend(moved)
+            exam_counts[key] = done + 1
             counts[learner_id] = counts.get(learner_id, 0) + 1
             report.answers += 1
             if progress is not None and report.answers % 10_000 == 0:
@@ -161,7 +175,8 @@ def rebuild_readiness(
                 ExamAbility(
                     learner_id=learner_id, exam_id=exam_id, state=state_of(state),
                     answers=exam_counts[(learner_id, exam_id)],
-                    movers=[list(m) for m in movers[(learner_id, exam_id)]], updated_at=now,
+                    movers=[list(m) for m in movers.get((learner_id, exam_id), ())],
+                    updated_at=now,
                 )
                 for (learner_id, exam_id), state in states.items()
             ),
