@@ -11,13 +11,15 @@ WEB_CONCURRENCY ?= 3
 # gunicorn's access log ("-": stdout); empty turns it off (the HTTP benchmark does).
 ACCESS_LOG ?= -
 
-.PHONY: help venv install run serve test lint format seed bench screenshots clean
+.PHONY: help venv install run serve worker test lint format seed bench screenshots clean
 
 help:
 	@echo "make run     create .venv, install, migrate, load demo data, serve on http://127.0.0.1:8000"
+	@echo "             with the background worker and its schedule beside it (one Ctrl-C stops all)"
 	@echo "make test    run the whole test suite"
 	@echo "make lint    ruff check, ruff format --check, mypy"
 	@echo "make serve   production-like server (gunicorn, DEBUG off) on \$$PORT against \$$DATABASE_URL"
+	@echo "make worker  the background worker and its schedule (beside make serve, same settings)"
 	@echo "make seed    load the demo bank and (re)create the demo users with new passwords"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make screenshots  photograph the main pages into docs/screenshots/ (Chromium)"
@@ -36,16 +38,24 @@ $(STAMP): pyproject.toml
 
 venv install: $(STAMP)
 
+# The web server, the task worker (db_worker: figures, item statistics, refits, mail) and the
+# schedule (crontask: nightly and weekly tasks) as one: Ctrl-C stops all three.
 run: $(STAMP)
 	DEBUG=1 $(PY) manage.py migrate --noinput
 	DEBUG=1 $(PY) manage.py seed_demo --if-empty
-	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:$(PORT)
+	DEBUG=1 exec scripts/together \
+		"web: $(PY) manage.py runserver 127.0.0.1:$(PORT)" \
+		"worker: $(PY) manage.py db_worker --no-reload" \
+		"schedule: $(PY) manage.py crontask --no-heartbeat"
 
 seed: $(STAMP)
 	DEBUG=1 $(PY) manage.py migrate --noinput
 	DEBUG=1 $(PY) manage.py seed_demo
 
 # Needs SECRET_KEY and ALLOWED_HOSTS (and DATABASE_URL for PostgreSQL) in the environment.
+# Background work (cohort figures, item statistics, refits, password-reset mail, digests) is
+# not done here: run `make worker` beside it with the same environment (docker-compose.yml's
+# worker service does).
 serve: $(STAMP)
 	@# Shows what a real deployment should still set (e.g. EMAIL_URL); the settings module
 	@# itself refuses to start with an unsafe value.
@@ -55,6 +65,13 @@ serve: $(STAMP)
 	DEBUG=0 exec $(VENV)/bin/gunicorn courseiva.wsgi --bind $(HOST):$(PORT) \
 		--workers $(WEB_CONCURRENCY) $(if $(ACCESS_LOG),--access-logfile $(ACCESS_LOG)) \
 		--forwarded-allow-ips '*'
+
+# The task worker and the schedule that enqueues the periodic tasks, stopped together. Run one
+# schedule per site (with Redis in CACHE_URL, extra ones wait on its lock); workers may be many.
+worker: $(STAMP)
+	DEBUG=$${DEBUG:-0} exec scripts/together \
+		"worker: $(PY) manage.py db_worker --no-reload" \
+		"schedule: $(PY) manage.py crontask --no-heartbeat"
 
 # Browser tests run when /usr/bin/chromium is there and are reported skipped otherwise;
 # `.ci/run` installs it first.

@@ -23,6 +23,9 @@ Variables (all optional in development):
   DEFAULT_FROM_EMAIL    sender of password-reset mail, default Courseiva <noreply@localhost>.
   AXES_FAILURE_LIMIT    failed sign-ins (per account, per address) before a lock, default 5.
   AXES_COOLOFF_MINUTES  how long a lock lasts, default 15.
+
+Background work runs in `manage.py db_worker` (the queue, in the database) beside
+`manage.py crontask` (the schedule): `make worker`, or `make run`, which starts them too.
 """
 
 import os
@@ -95,6 +98,8 @@ INSTALLED_APPS = [
     "django.contrib.sitemaps",
     "django_htmx",
     "axes",
+    "django_tasks_db",
+    "crontask",
     "questions",
 ]
 
@@ -239,6 +244,13 @@ if _email.scheme in {"smtp", "smtps"}:
 MAILERS = {"default": _mailer}
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Courseiva <noreply@localhost>")
 
+# Background work (django.tasks): queued in the database, run by `manage.py db_worker`; the
+# schedule (`manage.py crontask`) enqueues the periodic tasks. The tests use the same backend.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# With Redis, only one scheduler process holds the lock and enqueues (several nodes may run
+# one each); without it, run a single scheduler.
+CRONTASK = {"REDIS_URL": CACHE_URL if _cache_scheme in {"redis", "rediss"} else None}
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -295,6 +307,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    # django-axes logs every sign-in at INFO; its warnings (lockouts) are what matter.
-    "loggers": {"axes": {"level": "WARNING"}},
+    # django-axes logs every sign-in at INFO, the scheduler every run of its jobs (its lock's
+    # every few seconds): their warnings are what matter.
+    "loggers": {"axes": {"level": "WARNING"}, "apscheduler": {"level": "WARNING"}},
 }
