@@ -1,18 +1,27 @@
-"""`manage.py seed_demo`: the demo bank and, only with DEBUG on, the demo users."""
+"""`manage.py seed_demo`: the demo bank and, only with DEBUG on, the demo users, the demo
+class (simulated learners with six weeks of practice) and the demo learner's own history."""
 
 import re
+import time
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.contrib.auth import authenticate
+from django.contrib.auth.models import Group
 from django.core.management import call_command
-from django.test import RequestFactory
+from django.test import Client, RequestFactory
 
 from progress.accounts.models import User
-from progress.cohorts.models import Cohort
+from progress.cohorts.models import Cohort, ItemStatistic, Membership
+from progress.management.demo_site import DEMO_GROUP
+from progress.mocks.models import MockExam, MockItem
+from progress.practice.marks import Bookmark
+from progress.practice.models import Attempt, LearnerDay, Quiz, ReviewCard
+from progress.readiness.models import ExamReadiness, QuestionReadiness, StudyGoal
 from questions.bank_checks import check_documents
 from questions.formats.courseiva import read_document
-from questions.models import Exam, Question, Status
+from questions.models import Exam, Option, Question, Status
 from tests.banks import DEMO_BANK
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +53,7 @@ def test_demo_bank_is_valid_and_rich_enough():
 
 def test_seed_loads_the_bank_and_creates_users_with_printed_passwords(settings):
     settings.DEBUG = True
-    out = seed()
+    out = seed("--learners", "3")
     assert Exam.objects.count() >= 2
     assert Question.objects.filter(status=Status.PUBLISHED).count() >= 40
     passwords = dict(re.findall(r"^\s+(learner|instructor|admin)\s+(\S+)$", out, re.M))
@@ -55,11 +64,15 @@ def test_seed_loads_the_bank_and_creates_users_with_printed_passwords(settings):
     assert User.objects.get(username="admin").is_superuser
     assert not User.objects.get(username="learner").is_staff
     assert User.objects.get(username="instructor").groups.filter(name="Instructors").exists()
-    # The demo cohort: the instructor follows the learner, once however often it is seeded.
-    seed()
+    # The demo cohort: the instructor follows the learner and the class, once however often
+    # it is seeded (a second run replaces the class and keeps the learner's history).
+    answers = Attempt.objects.filter(learner__username="learner").count()
+    seed("--learners", "3")
     cohort = Cohort.objects.get(name="Demo class")
     assert [u.username for u in cohort.instructors.all()] == ["instructor"]
-    assert [u.username for u in cohort.learners.all()] == ["learner"]
+    assert "learner" in {u.username for u in cohort.learners.all()}
+    assert cohort.learners.count() == 4
+    assert Attempt.objects.filter(learner__username="learner").count() == answers
 
 
 def test_seed_without_debug_creates_no_users(settings):
@@ -72,7 +85,7 @@ def test_seed_without_debug_creates_no_users(settings):
 
 def test_if_empty_leaves_an_existing_bank_alone(settings):
     settings.DEBUG = True
-    seed()
+    seed("--learners", "2")
     count = Question.objects.count()
     Question.objects.filter(
         uid__in=list(Question.objects.values_list("uid", flat=True)[:1])
@@ -81,3 +94,169 @@ def test_if_empty_leaves_an_existing_bank_alone(settings):
     assert "already has content" in out
     assert Question.objects.count() == count
     assert Question.objects.filter(stem="Edited by a curator").exists()
+
+
+def signed_in(username: str) -> Client:
+    client = Client()
+    client.force_login(User.objects.get(username=username))
+    return client
+
+
+def test_the_default_demo_fills_every_dashboard(settings):
+    settings.DEBUG = True
+    started = time.perf_counter()
+    out = seed()
+    assert time.perf_counter() - started < 30  # `make run` must reach a working site fast
+    assert re.search(r"^Demo class: 40 learners, [\d,]+ answers over six weeks", out, re.M)
+    cohort = Cohort.objects.get(name="Demo class")
+    assert cohort.learners.count() == 41
+    assert (cohort.target_date - cohort.created_at.date()).days == 21
+    class_answers = Attempt.objects.exclude(learner__username="learner")
+    assert class_answers.count() > 5000
+    assert MockExam.objects.submitted().count() >= 20
+    assert not MockExam.objects.in_progress().exists()
+    assert MockItem.objects.filter(chosen_keys=[]).exists()  # some items left unanswered
+    assert Bookmark.objects.count() >= 20
+    # Six weeks, with days off: each learner practised on some days, not on every one.
+    days = LearnerDay.objects.values_list("day", flat=True)
+    assert (max(days) - min(days)).days >= 35
+    assert LearnerDay.objects.filter(learner__username="learner").count() < 21
+
+    instructor = signed_in("instructor")
+    page = instructor.get(cohort.get_absolute_url())
+    assert page.status_code == 200
+    assert page.context["learners"] == 41
+    assert 4 <= page.context["at_risk"] <= 25
+    body = page.content.decode()
+    assert "inactive for" in body
+    assert re.search(r"pass likelihood \d+%, 21 days before the exam", body)
+    assert "no pass likelihood yet" in body
+    with_figures = [row for row in page.context["rows"] if row.pass_probability is not None]
+    assert len(with_figures) >= 30
+    likelihoods = [row.pass_probability for row in with_figures]
+    # Readiness spreads across the class.
+    assert min(likelihoods) < 0.2
+    assert max(likelihoods) > 0.8
+    topics = instructor.get(f"{cohort.get_absolute_url()}topics/")
+    assert topics.status_code == 200
+    assert "below 50%" in topics.content.decode()
+    items = instructor.get(f"/instructor/exams/{cohort.exam.slug}/items/?cohort={cohort.code}")
+    assert items.status_code == 200
+    statistics = ItemStatistic.objects.filter(cohort=cohort)
+    assert (
+        statistics.count() == Question.objects.published().filter(topic__exam=cohort.exam).count()
+    )
+    assert all(s.facility is not None for s in statistics)
+    assert statistics.filter(discrimination__isnull=False).count() >= 10
+
+    learner = signed_in("learner")
+    home = learner.get("/progress/")
+    assert home.status_code == 200
+    text = home.content.decode()
+    assert "likely to pass a mock exam today" in text
+    assert re.search(r"Review due questions \(\d+\)", text)
+    goal = StudyGoal.objects.get(learner__username="learner")
+    assert goal.days_left == 21
+    plan = learner.get(f"/progress/plan/{goal.exam.slug}/")
+    assert plan.status_code == 200
+    assert "if you follow this plan" in plan.content.decode()
+
+
+def snapshot() -> dict[str, Any]:
+    """What the demo wrote, by names rather than ids: the answers, the figures, the reviews,
+    the daily totals, the item statistics."""
+    positions = {
+        key: (uid, position)
+        for key, uid, position in Option.objects.values_list("key", "question__uid", "position")
+    }
+    return {
+        "attempts": list(
+            Attempt.objects.order_by("pk").values_list(
+                "learner__username",
+                "question_uid",
+                "is_correct",
+                "answered_at",
+                "source",
+                "time_spent",
+            )
+        ),
+        "chosen": [
+            [positions[c["key"]] for c in chosen]
+            for chosen in Attempt.objects.order_by("pk").values_list("chosen", flat=True)
+        ],
+        "figures": sorted(
+            ExamReadiness.objects.values_list(
+                "learner__username", "pass_probability", "expected_percent", "answers"
+            )
+        ),
+        "questions": sorted(
+            QuestionReadiness.objects.values_list("question__uid", "difficulty", "answers")
+        ),
+        "reviews": sorted(
+            ReviewCard.objects.values_list("learner__username", "question__uid", "due")
+        ),
+        "days": sorted(LearnerDay.objects.values_list("learner__username", "day", "answers")),
+        "quizzes": sorted(
+            Quiz.objects.values_list("learner__username", "code", "created_at", "right_count")
+        ),
+        "statistics": sorted(
+            ItemStatistic.objects.values_list("question__uid", "cohort_id", "facility"),
+            key=repr,
+        ),
+    }
+
+
+def test_the_same_seed_gives_the_same_demo(settings):
+    settings.DEBUG = True
+    seed("--learners", "8", "--seed", "7")
+    first = snapshot()
+    assert len(first["attempts"]) > 500
+    User.objects.all().delete()  # everything of theirs goes with them
+    seed("--learners", "8", "--seed", "7")
+    assert snapshot() == first
+    User.objects.all().delete()
+    seed("--learners", "8", "--seed", "8")
+    assert snapshot()["attempts"] != first["attempts"]
+
+
+def test_demo_accounts_cannot_sign_in_and_are_marked_in_the_admin(settings):
+    settings.DEBUG = True
+    seed("--learners", "5")
+    demo = User.objects.filter(groups__name=DEMO_GROUP)
+    assert demo.count() == 5
+    for user in demo:
+        assert not user.has_usable_password()
+        request = RequestFactory().post("/accounts/login/")
+        assert authenticate(request, username=user.username, password="") is None
+    assert not User.objects.get(username="learner").groups.filter(name=DEMO_GROUP).exists()
+    admin = signed_in("admin")
+    page = admin.get("/admin/progress/user/")
+    assert DEMO_GROUP in page.content.decode()  # the group filter offers it
+    group_id = Group.objects.get(name=DEMO_GROUP).pk
+    filtered = admin.get(f"/admin/progress/user/?groups__id__exact={group_id}")
+    assert filtered.context["cl"].result_count == 5
+
+
+def test_clear_removes_the_demo_class_and_nothing_else(settings):
+    settings.DEBUG = True
+    seed("--learners", "6")
+    learner = User.objects.get(username="learner")
+    own = set(Attempt.objects.filter(learner=learner).values_list("pk", flat=True))
+    own_quizzes = Quiz.objects.filter(learner=learner).count()
+    assert own
+    assert Attempt.objects.count() > len(own)
+    out = seed("--clear")
+    assert re.search(r"Removed the demo class: 6 learners, [\d,]+ answers", out)
+    assert not User.objects.filter(groups__name=DEMO_GROUP).exists()
+    assert set(User.objects.values_list("username", flat=True)) == {
+        "learner", "instructor", "admin",
+    }  # fmt: skip
+    assert set(Attempt.objects.values_list("pk", flat=True)) == own
+    assert Quiz.objects.count() == own_quizzes
+    assert not MockExam.objects.exclude(learner=learner).exists()
+    assert list(Membership.objects.values_list("learner__username", flat=True)) == ["learner"]
+    assert Exam.objects.count() >= 2
+    # The figures their answers went into are recomputed without them.
+    assert set(ItemStatistic.objects.values_list("learners", flat=True)) <= {0, 1}
+    assert StudyGoal.objects.filter(learner=learner).exists()
+    assert "No demo class" in seed("--clear")

@@ -1,4 +1,4 @@
-import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -6,8 +6,16 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from progress.accounts.models import User, instructors_group
-from progress.cohorts.models import Cohort, Membership
+from progress.management.demo_site import (
+    CLASS_SIZE,
+    DEMO_COHORT,
+    DEMO_GROUP,
+    Say,
+    build_demo,
+    clear_demo_class,
+    create_demo_users,
+    demo_cohort,
+)
 from questions.bank_checks import BankError
 from questions.bank_import import import_document
 from questions.formats.courseiva import read_document
@@ -19,8 +27,9 @@ DEMO_BANK = Path(settings.BASE_DIR) / "questions" / "demo" / "demo-bank.json"
 class Command(BaseCommand):
     help = (
         "Load the demo question bank and, with DEBUG on, the demo users learner, instructor "
-        "and admin (new random passwords, printed), the instructor following the learner in "
-        "a demo cohort."
+        "and admin (new random passwords, printed), and a demo class: simulated learners with "
+        "six weeks of practice in the instructor's cohort Demo class, and a history of the "
+        "learner's own. The class's accounts cannot sign in and are in the Demo data group."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -29,11 +38,33 @@ class Command(BaseCommand):
             action="store_true",
             help="Do nothing when the bank already has an exam (used by `make run`).",
         )
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=0,
+            help="The random seed of the simulated practice (the same seed, the same demo).",
+        )
+        parser.add_argument(
+            "--learners",
+            type=int,
+            default=CLASS_SIZE,
+            help=f"Learners in the demo class (default {CLASS_SIZE}).",
+        )
+        parser.add_argument(
+            "--clear",
+            action="store_true",
+            help="Remove the demo class's learners and their data, and nothing else.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["clear"]:
+            self._clear()
+            return
         if options["if_empty"] and Exam.objects.exists():
             self.stdout.write("The bank already has content: demo data not loaded.")
             return
+        if options["learners"] < 1:
+            raise CommandError("--learners must be at least 1.")
         try:
             summary = import_document(read_document(DEMO_BANK))
         except BankError as error:  # the shipped bank is tested; this guards local edits
@@ -43,36 +74,48 @@ class Command(BaseCommand):
         if not settings.DEBUG:
             self.stdout.write("DEBUG is off: demo users are not created on a production site.")
             return
-        self._create_users()
-
-    @transaction.atomic
-    def _create_users(self) -> None:
-        instructors = instructors_group()
-        lines = []
-        users = {}
-        for username, staff in (("learner", False), ("instructor", False), ("admin", True)):
-            password = secrets.token_urlsafe(9)
-            user, _ = User.objects.get_or_create(
-                username=username, defaults={"email": f"{username}@example.com"}
-            )
-            user.is_staff = user.is_superuser = staff
-            user.set_password(password)
-            user.save()
-            if username == "instructor":
-                user.groups.add(instructors)
-            users[username] = user
-            lines.append(f"  {username:<11} {password}")
-        # A cohort, so that the instructor's pages have someone to show.
-        exam = Exam.objects.order_by("position", "code").first()
-        if exam is not None:
-            cohort = Cohort.objects.filter(name="Demo class", exam=exam).first()
-            if cohort is None:
-                cohort = Cohort.objects.create(name="Demo class", exam=exam)
-            cohort.instructors.add(users["instructor"])
-            Membership.objects.get_or_create(cohort=cohort, learner=users["learner"])
+        started = time.perf_counter()
+        with transaction.atomic():
+            users, passwords = create_demo_users()
+            exam = Exam.objects.order_by("position", "code").first()
+            built = None
+            if exam is not None:
+                cohort = demo_cohort(exam, users["instructor"], users["learner"])
+                built = build_demo(
+                    exam, cohort, users["learner"], seed=options["seed"],
+                    size=options["learners"], say=self._progress(options["verbosity"]),
+                )  # fmt: skip
         self.stdout.write(self.style.SUCCESS("Demo users (username, password):"))
-        for line in lines:
-            self.stdout.write(line)
+        for username, password in passwords:
+            self.stdout.write(f"  {username:<11} {password}")
         self.stdout.write(
-            "The instructor follows the learner in the cohort Demo class (/instructor/)."
+            f"The instructor follows the learner in the cohort {DEMO_COHORT} (/instructor/)."
         )
+        if built is not None:
+            self.stdout.write(f"{built.line()} ({time.perf_counter() - started:.1f} s)")
+
+    def _progress(self, verbosity: int) -> Say:
+        def say(message: str) -> None:
+            if verbosity > 0:
+                self.stderr.write(f"… {message}")
+
+        return say
+
+    def _clear(self) -> None:
+        deleted = clear_demo_class()
+        if not deleted:
+            self.stdout.write(f"No demo class to remove (no user in the {DEMO_GROUP} group).")
+            return
+        names = {
+            "User": "learners", "Attempt": "answers", "Quiz": "quizzes",
+            "QuizItem": "quiz items", "MockExam": "mock exams", "MockItem": "mock items",
+            "ReviewCard": "review cards", "LearnerDay": "daily totals",
+            "Bookmark": "bookmarks", "Membership": "memberships",
+        }  # fmt: skip
+        parts = [
+            f"{deleted[model]:,} {label}" for model, label in names.items() if model in deleted
+        ]
+        rest = sum(n for model, n in deleted.items() if model not in names)
+        if rest:
+            parts.append(f"{rest:,} other rows (readiness, figures, group links)")
+        self.stdout.write(f"Removed the demo class: {', '.join(parts)}.")
