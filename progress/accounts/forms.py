@@ -1,11 +1,13 @@
 from typing import Any
 
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
+from django.template import loader
 
 from progress.accounts.lockout import lockout_warning
 from progress.accounts.models import User
+from progress.accounts.tasks import send_email
 
 DUPLICATE_EMAIL = "An account with this e-mail already exists."
 DUPLICATE_USERNAME = "That username is taken. Choose another one."
@@ -66,3 +68,23 @@ class LoginForm(AuthenticationForm):
         if warning:
             return ValidationError([error, ValidationError(warning, code="lockout_warning")])
         return error
+
+
+class QueuedPasswordResetForm(PasswordResetForm):
+    """Django's reset form, whose mail the worker sends: the request only enqueues it."""
+
+    def send_mail(
+        self,
+        subject_template_name: str,
+        email_template_name: str,
+        context: dict[str, Any],
+        from_email: str | None,
+        to_email: str,
+        html_email_template_name: str | None = None,
+    ) -> None:
+        subject = "".join(loader.render_to_string(subject_template_name, context).splitlines())
+        body = loader.render_to_string(email_template_name, context)
+        html = None
+        if html_email_template_name is not None:
+            html = loader.render_to_string(html_email_template_name, context)
+        send_email.enqueue(subject, body, from_email, [to_email], html)

@@ -23,6 +23,12 @@ class User(AbstractUser):
     """A learner; instructors and admins too. Roles are groups and permissions: the
     Instructors group carries `progress.instruct`, which only an admin can grant."""
 
+    # An instructor's choice (on their cohorts page): the worker mails them each week.
+    weekly_digest = models.BooleanField(
+        default=True,
+        help_text="E-mail a weekly digest of the user's cohorts (instructors only).",
+    )
+
     class Meta(AbstractUser.Meta):
         swappable = "AUTH_USER_MODEL"
         permissions = [("instruct", "Can follow cohorts of learners as an instructor")]

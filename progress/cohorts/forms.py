@@ -14,6 +14,16 @@ class CohortForm(forms.ModelForm["Cohort"]):
         labels = {"target_date": "Target exam date (optional)"}
 
 
+class DigestForm(forms.ModelForm["User"]):
+    class Meta:
+        model = User
+        fields = ["weekly_digest"]
+        labels = {
+            "weekly_digest": "Weekly digest: e-mail me each Monday who is at risk in my cohorts"
+        }
+        help_texts = {"weekly_digest": ""}
+
+
 class CoInstructorForm(forms.Form):
     username = forms.CharField(label="Username of the co-instructor", max_length=150)
 

@@ -42,6 +42,9 @@ class Cohort(models.Model):
     instructors = models.ManyToManyField(User, related_name="teaching")
     learners = models.ManyToManyField(User, through="Membership", related_name="cohorts")
     created_at = models.DateTimeField(default=timezone.now)
+    # The class's figures as the last weekly digest gave them ({"on": ISO date, "pass": mean
+    # pass likelihood or null, "at_risk": n}): the next digest's trend is measured from them.
+    digest_figures = models.JSONField(default=dict, blank=True)
 
     objects = CohortQuerySet.as_manager()
 

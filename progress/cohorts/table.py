@@ -7,7 +7,7 @@ table sorts every learner on a one-line summary each, and builds in full only th
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.core.paginator import Paginator
@@ -120,6 +120,7 @@ class _Summary:
     answers_7_days: int
     mocks: int
     best_mock: float | None
+    computed_at: datetime | None  # when the learner's stored figures were computed
 
 
 def _summaries(cohort: Cohort, today: date) -> list[_Summary]:
@@ -151,10 +152,11 @@ def _summaries(cohort: Cohort, today: date) -> list[_Summary]:
                 mocks.values("learner").annotate(n=Count("pk")).values("n")[:1]
             ),
             best=Subquery(mocks.values("learner").annotate(b=Max(percent)).values("b")[:1]),
+            computed_at=Subquery(figures.values("computed_at")[:1]),
         )
         .values_list(
             "learner_id", "learner__username", "pass_probability", "last_active", "week",
-            "mock_count", "best",
+            "mock_count", "best", "computed_at",
         )
         .order_by("learner__username")
     )  # fmt: skip
@@ -163,9 +165,10 @@ def _summaries(cohort: Cohort, today: date) -> list[_Summary]:
             learner_id=learner_id, username=username, pass_probability=pass_probability,
             last_active=last_active,
             answers_7_days=int(week_total or 0), mocks=int(mock_count or 0), best_mock=best,
+            computed_at=computed_at,
         )
-        for learner_id, username, pass_probability, last_active, week_total, mock_count, best
-        in rows
+        for learner_id, username, pass_probability, last_active, week_total, mock_count, best,
+        computed_at in rows
     ]  # fmt: skip
 
 
@@ -176,6 +179,9 @@ class CohortTable:
     page: Any  # a Paginator page of the ordered learners
     learners: int
     at_risk: int
+    # When the newest of the learners' figures was computed (by the worker, or by this page
+    # for learners it had not reached yet); None before any.
+    updated_at: datetime | None = None
 
 
 def cohort_table(
@@ -190,7 +196,9 @@ def cohort_table(
     """The cohort's learners, at-risk learners first, then by the column asked for (or by
     name), one page of them built in full. A fixed number of queries whatever the number of
     learners: those of `refresh_exam_readiness`, the summaries, the page's learners and
-    figures, the exam's topics (and the figures of all for a topic's sort)."""
+    figures, the exam's topics (and the figures of all for a topic's sort). The worker keeps
+    the figures fresh after answers (`progress.cohorts.tasks`); those of learners it has not
+    reached yet are recomputed here."""
     today = today or timezone.localdate()
     refresh_exam_readiness(
         Membership.objects.filter(cohort=cohort).values("learner_id"), cohort.exam
@@ -224,6 +232,7 @@ def cohort_table(
         page=page,
         learners=len(summaries),
         at_risk=sum(1 for reasons in risk_of.values() if reasons),
+        updated_at=max((s.computed_at for s in summaries if s.computed_at), default=None),
     )
 
 

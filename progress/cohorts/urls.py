@@ -5,6 +5,7 @@ from progress.cohorts import views
 urlpatterns = [
     path("", views.instructor_home, name="instructor_home"),
     path("cohorts/new/", views.cohort_create, name="cohort_create"),
+    path("digest/", views.digest_settings, name="digest_settings"),
     path("exams/<slug:exam_slug>/items/", views.item_analysis, name="item_analysis"),
     path("cohorts/<str:code>/", views.cohort_detail, name="cohort_detail"),
     path("cohorts/<str:code>/topics/", views.cohort_topics, name="cohort_topics"),

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
-from progress.cohorts.forms import CohortForm, CoInstructorForm
+from progress.cohorts.forms import CohortForm, CoInstructorForm, DigestForm
 from progress.cohorts.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Membership
 from progress.cohorts.table import BANDS, SORTS, cohort_table, csv_rows, topic_spreads
 from progress.mocks.models import MockExam
@@ -77,8 +77,22 @@ def _render_home(
         .prefetch_related("instructors")
         .order_by("-created_at")
     )
-    context = {"cohorts": list(mine), "form": form}
+    context = {"cohorts": list(mine), "form": form, "digest_form": DigestForm(instance=user)}
     return TemplateResponse(request, "progress/cohorts/home.html", context, status=status)
+
+
+@require_POST
+@login_required
+def digest_settings(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """Turn the weekly digest e-mail on or off (an unticked box posts nothing: off)."""
+    user = _instructor(request)
+    form = DigestForm(request.POST, instance=user)
+    form.save()
+    if user.weekly_digest:
+        messages.success(request, "You will get the weekly digest each Monday.")
+    else:
+        messages.success(request, "No more weekly digest: tick the box again to get it back.")
+    return redirect(reverse("instructor_home"))
 
 
 @require_POST
@@ -122,6 +136,7 @@ def _render_cohort(
         "learners": table.learners,
         "topic_columns": [(topic, f"topic-{topic.pk}") for topic in topics],
         "at_risk": table.at_risk,
+        "updated_at": table.updated_at,
         "sort": sort,
         "descending": descending,
         "columns": columns,
@@ -137,8 +152,14 @@ def _render_cohort(
 @login_required
 def cohort_topics(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     cohort = _get_cohort_for_instructor(request, code)
-    rows = cohort_table(cohort, page_size=None).rows
-    context = {"cohort": cohort, "spreads": topic_spreads(rows), "learners": len(rows)}
+    table = cohort_table(cohort, page_size=None)
+    rows = table.rows
+    context = {
+        "cohort": cohort,
+        "spreads": topic_spreads(rows),
+        "learners": len(rows),
+        "updated_at": table.updated_at,
+    }
     return TemplateResponse(request, "progress/cohorts/topics.html", context)
 
 

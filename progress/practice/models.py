@@ -3,6 +3,7 @@ spaced-review cards and the daily totals behind the study analytics; the learner
 question (bookmarks, notes, problem reports) are in `marks`. Everything here belongs to one
 learner, and every view reaches it through that learner."""
 
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -30,6 +31,7 @@ from django.utils import timezone
 from progress.accounts.models import User
 from progress.codes import new_code
 from progress.practice.marks import Bookmark
+from progress.practice.pending import PendingWork
 from progress.readiness.models import LearnerReadiness
 from progress.readiness.rebuild import LoggedAnswer
 from questions.models import Exam, Grade, Question, Topic
@@ -346,7 +348,8 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         attempts get their ids, so that the id order is the order of the updates (see
         LearnerReadiness.objects.lock). Queries, whatever the number of attempts: the lock's,
         the learner's earlier answers to these questions, the insert, the review cards (read,
-        then write those that change), the daily totals, the readiness update."""
+        then write those that change), the daily totals, the readiness update, the count of
+        pending work (and, after commit, the enqueue of a refresh that this opens)."""
         question_ids = [a.question_id for a in attempts if a.question_id is not None]
         readiness = LearnerReadiness.objects.lock(
             learner_id, question_ids, {a.exam_id for a in attempts}
@@ -363,6 +366,10 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         readiness.apply(
             [(a.pk, a.question_id, a.topic_id, a.exam_id, a.is_correct) for a in attempts], counts
         )
+        # The cohort figures, item statistics and refits are the worker's: count the answers
+        # for it (one query; the answer that opens an exam's refresh also enqueues it).
+        exam_counts = Counter(a.exam_id for a in attempts if a.exam_id is not None)
+        PendingWork.objects.after_answers(exam_counts)
 
     def answered_per_topic(self, learner: User, exam: Exam) -> dict[int, int]:
         """How many different questions of each of the exam's topics the learner has

@@ -1,0 +1,103 @@
+"""Background work, run by the worker (`manage.py db_worker`), enqueued by the answers (see
+`progress.practice.pending`) and by the schedule (`manage.py crontask`, which imports this
+module: `progress.tasks`). Nothing here runs in a request.
+
+- An exam's cohort figures (ExamReadiness of its cohorts' learners): after answers, coalesced
+  to one pending refresh per exam; each refresh also counts its answers towards the next two.
+- The item statistics: after ITEM_STATISTICS_EVERY new answers, and nightly.
+- A refit of the learner model (the `rebuild_readiness` path): after REFIT_EVERY new answers.
+- The instructors' weekly digest, Monday morning.
+"""
+
+import logging
+from datetime import timedelta
+
+from crontask import cron
+from django.tasks import task
+from django.utils import timezone
+
+from progress.cohorts.digest import send_weekly_digests
+from progress.cohorts.item_statistics import compute_item_statistics
+from progress.cohorts.models import Cohort, Membership
+from progress.practice.models import Attempt
+from progress.practice.pending import ITEM_STATISTICS, REFIT, PendingWork, exam_key
+from progress.readiness.rebuild import rebuild_readiness
+from progress.readiness.standing import refresh_exam_readiness
+from questions.models import Exam
+
+logger = logging.getLogger(__name__)
+
+# New answers (site-wide) after which the item statistics are recomputed: they read every
+# attempt, so not after each batch of answers.
+ITEM_STATISTICS_EVERY = 2000
+# New answers after which the learner model is fitted again and the state rebuilt from every
+# attempt (the heaviest job there is).
+REFIT_EVERY = 20_000
+# An exam's refresh waiting this long was lost (or the worker is behind): the sweep enqueues
+# it again.
+SWEEP_AFTER = timedelta(minutes=5)
+
+
+def _crossed(totals: tuple[int, int], every: int) -> bool:
+    before, after = totals
+    return before < every <= after
+
+
+@task
+def refresh_exam_figures(exam_id: int) -> int:
+    """Recompute the stored figures of the exam's cohort learners who answered since theirs
+    were stored; count the answers towards the item statistics and the refit, and enqueue
+    those once enough have come. Returns how many learners were recomputed."""
+    answers = PendingWork.objects.take(exam_key(exam_id))
+    exam = Exam.objects.filter(pk=exam_id).first()
+    if exam is None:
+        return 0
+    learners = Membership.objects.filter(cohort__exam=exam).values("learner_id")
+    refreshed = refresh_exam_readiness(learners, exam)
+    if answers:
+        totals = PendingWork.objects.note({ITEM_STATISTICS: answers, REFIT: answers})
+        if _crossed(totals[ITEM_STATISTICS], ITEM_STATISTICS_EVERY):
+            refresh_item_statistics.enqueue()
+        if _crossed(totals[REFIT], REFIT_EVERY):
+            refit_learner_model.enqueue()
+    logger.info("Refreshed the figures of %d learners on %s.", refreshed, exam.code)
+    return refreshed
+
+
+@cron("30 2 * * *")
+@task
+def refresh_item_statistics() -> int:
+    """Recompute the item analysis of every question; returns the rows written."""
+    PendingWork.objects.take(ITEM_STATISTICS)
+    return compute_item_statistics()
+
+
+@task
+def refit_learner_model() -> str:
+    """Fit the learner model on the attempts and rebuild the state (as `rebuild_readiness`
+    does), then refresh every cohort's figures, which the new fit made stale."""
+    PendingWork.objects.take(REFIT)
+    report = rebuild_readiness(Attempt.objects, fit=True)
+    for exam_id in Cohort.objects.values_list("exam_id", flat=True).distinct().order_by():
+        refresh_exam_figures.enqueue(exam_id)
+    if report.fit is not None:
+        return report.fit.summary
+    return report.fit_skipped
+
+
+@cron("*/5 * * * *")
+@task
+def sweep_pending_refreshes() -> int:
+    """Enqueue again the exam refreshes that have waited too long (an enqueue lost between an
+    answer's commit and the queue). Returns how many."""
+    exams = PendingWork.objects.stale_exams(timezone.now() - SWEEP_AFTER)
+    for exam_id in exams:
+        refresh_exam_figures.enqueue(exam_id)
+    return len(exams)
+
+
+@cron("0 7 * * Mon")
+@task
+def send_digests() -> int:
+    """The instructors' weekly digest; returns the e-mails sent."""
+    return send_weekly_digests()

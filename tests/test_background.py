@@ -1,0 +1,269 @@
+"""Background work through the real task backend and its worker: answers enqueue one refresh
+per exam however many they are, the worker stores the cohort figures and, after enough
+answers, the item statistics and a refit; the sweep, the password-reset mail, the weekly
+digest and its opt-out; the pages say how fresh their figures are; the admin lists the tasks."""
+
+from datetime import timedelta
+from functools import partial
+
+import pytest
+from django.core import mail
+from django.urls import reverse
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
+
+from progress.cohorts import tasks
+from progress.cohorts.models import Cohort, ItemStatistic, Membership
+from progress.practice.pending import ITEM_STATISTICS, REFIT, PendingWork, exam_key
+from progress.readiness.models import ExamAbility, ExamReadiness
+from tests.factories import (
+    InstructorFactory,
+    StaffFactory,
+    UserFactory,
+    answer_topic,
+    record_answer,
+    storage_and_serving_exam,
+)
+from tests.threads import run_at_once
+from tests.worker import queued, run_worker
+
+# The worker commits: these tests run outside a test transaction (and so do the answers'
+# on-commit enqueues).
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def exam():
+    return storage_and_serving_exam()
+
+
+@pytest.fixture
+def instructor():
+    return InstructorFactory(username="teacher", email="teacher@example.com")
+
+
+@pytest.fixture
+def cohort(exam, instructor):
+    cohort = Cohort.objects.create(name="Spring class", exam=exam)
+    cohort.instructors.add(instructor)
+    return cohort
+
+
+def join(cohort, *learners):
+    for learner in learners:
+        Membership.objects.create(cohort=cohort, learner=learner)
+
+
+def pending_answers(key):
+    row = PendingWork.objects.filter(work=key).first()
+    return row.answers if row else None
+
+
+def finished(task_name):
+    return DBTaskResult.objects.filter(task_path=f"progress.cohorts.tasks.{task_name}")
+
+
+# --- Coalescing and the cohort figures ---------------------------------------------------------
+
+
+def test_many_answers_enqueue_one_refresh_and_the_worker_stores_the_figures(cohort, exam):
+    learners = [UserFactory() for _ in range(3)]
+    join(cohort, *learners)
+    storage, serving = exam.topics.order_by("position")
+    for learner in learners:
+        answer_topic(learner, storage, 4, right=True)
+
+    # Twelve answers, one pending refresh of the exam's figures, counting them.
+    assert len(queued("refresh_exam_figures")) == 1
+    assert pending_answers(exam_key(exam.pk)) == 12
+    assert not ExamReadiness.objects.exists()
+
+    run_worker()
+    assert pending_answers(exam_key(exam.pk)) is None
+    figures = ExamReadiness.objects.filter(exam=exam)
+    assert sorted(figures.values_list("learner_id", "answers")) == sorted(
+        (learner.pk, 4) for learner in learners
+    )
+    result = finished("refresh_exam_figures").get()
+    assert (result.status, result.return_value) == ("SUCCESSFUL", 3)
+    # The answers count towards the item statistics and the refit.
+    assert pending_answers(ITEM_STATISTICS) == pending_answers(REFIT) == 12
+
+    # An answer after the refresh opens the next one.
+    answer_topic(learners[0], serving, 2, right=False)
+    assert len(queued("refresh_exam_figures")) == 1
+    run_worker()
+    mine = ExamReadiness.objects.get(exam=exam, learner=learners[0])
+    assert mine.answers == ExamAbility.objects.get(exam=exam, learner=learners[0]).answers == 6
+
+
+def test_answers_at_the_same_moment_open_one_refresh(exam):
+    question = exam.topics.first().questions.first()
+    learners = [UserFactory() for _ in range(6)]
+    errors = run_at_once([partial(record_answer, learner, question, True) for learner in learners])
+    assert errors == []
+    assert len(queued("refresh_exam_figures")) == 1
+    assert pending_answers(exam_key(exam.pk)) == 6
+
+
+def test_a_refresh_whose_enqueue_was_lost_is_swept_up(cohort, exam):
+    learner = UserFactory()
+    join(cohort, learner)
+    answer_topic(learner, exam.topics.first(), 2, right=True)
+    # As if the worker had lost the task: the pending row stays, older than the sweep's wait.
+    DBTaskResult.objects.all().delete()
+    PendingWork.objects.update(opened_at=timezone.now() - tasks.SWEEP_AFTER - timedelta(1))
+    tasks.sweep_pending_refreshes.enqueue()
+    run_worker()
+    assert finished("sweep_pending_refreshes").get().return_value == 1
+    assert ExamReadiness.objects.get(learner=learner).answers == 2
+    assert pending_answers(exam_key(exam.pk)) is None
+
+
+def test_enough_answers_recompute_the_item_statistics_and_refit_the_model(
+    cohort, exam, monkeypatch
+):
+    monkeypatch.setattr(tasks, "ITEM_STATISTICS_EVERY", 5)
+    monkeypatch.setattr(tasks, "REFIT_EVERY", 8)
+    learner = UserFactory()
+    join(cohort, learner)
+    storage, serving = exam.topics.order_by("position")
+    answer_topic(learner, storage, 4, right=True)
+    run_worker()
+    assert not ItemStatistic.objects.exists()  # 4 answers: not yet
+
+    answer_topic(learner, serving, 4, right=False)
+    run_worker()  # the refresh, then what it enqueued
+    assert ItemStatistic.objects.filter(cohort=None).count() == 8
+    assert ItemStatistic.objects.filter(cohort=cohort).count() == 8
+    assert finished("refresh_item_statistics").get().status == "SUCCESSFUL"
+    refit = finished("refit_learner_model").get()
+    assert refit.status == "SUCCESSFUL"
+    assert "too few to fit on" in refit.return_value  # 8 answers: the parameters stay
+    # The rebuild replayed the answers; the figures it made stale were refreshed.
+    assert ExamAbility.objects.get(learner=learner).answers == 8
+    assert ExamReadiness.objects.get(learner=learner).answers == 8
+    assert pending_answers(ITEM_STATISTICS) is None
+    assert pending_answers(REFIT) is None
+
+
+# --- Mail ------------------------------------------------------------------------------------
+
+
+def test_password_reset_mail_is_sent_by_the_worker(client):
+    UserFactory(email="alice@example.com")
+    client.post(reverse("password_reset"), {"email": "alice@example.com"})
+    assert mail.outbox == []
+    run_worker()
+    assert [m.to for m in mail.outbox] == [["alice@example.com"]]
+
+
+def digest_cohort(cohort, exam):
+    """A cohort three weeks before its exam: one learner who never answered, one ready."""
+    cohort.target_date = timezone.localdate() + timedelta(days=21)
+    cohort.save()
+    idle, ready = UserFactory(username="idle"), UserFactory(username="ready")
+    join(cohort, idle, ready)
+    for topic in exam.topics.all():
+        answer_topic(ready, topic, 8, right=True)
+    run_worker()
+    mail.outbox.clear()
+    return idle, ready
+
+
+def test_the_weekly_digest_names_who_is_at_risk_and_the_trend(settings, cohort, exam):
+    settings.SITE_URL = "https://courseiva.example"
+    digest_cohort(cohort, exam)
+    InstructorFactory(email="")  # no address: no mail
+    UserFactory(email="learner@example.com")  # teaches nothing: no mail
+
+    tasks.send_digests.enqueue()
+    run_worker()
+    assert len(mail.outbox) == 1
+    message = mail.outbox[0]
+    assert message.to == ["teacher@example.com"]
+    assert message.subject == "Your cohorts this week: 1 learner at risk"
+    body = message.body
+    assert "Spring class" in body
+    assert "2 learners, 1 at risk." in body
+    assert "  - idle: no answers yet; no pass likelihood yet, 21 days before the exam" in body
+    assert "ready:" not in body
+    assert "on average over 1 learners (the first figure of this digest)" in body
+    assert f"https://courseiva.example{cohort.get_absolute_url()}" in body
+    assert f"https://courseiva.example{reverse('instructor_home')}" in body
+    cohort.refresh_from_db()
+    assert cohort.digest_figures["at_risk"] == 1
+    assert cohort.digest_figures["pass"] > 0.5
+
+    # A week later: measured against the last digest.
+    Cohort.objects.filter(pk=cohort.pk).update(
+        digest_figures={**cohort.digest_figures, "pass": cohort.digest_figures["pass"] - 0.1}
+    )
+    mail.outbox.clear()
+    tasks.send_digests.enqueue()
+    run_worker()
+    assert "up 10 points on last week" in mail.outbox[0].body
+
+
+def test_an_instructor_turns_the_digest_off_and_on(client, settings, cohort, exam, instructor):
+    digest_cohort(cohort, exam)
+    client.force_login(instructor)
+    home = client.get(reverse("instructor_home")).text
+    assert 'name="weekly_digest"' in home
+    assert "checked" in home
+    response = client.post(reverse("digest_settings"), {})  # the box unticked
+    assert response["Location"] == reverse("instructor_home")
+    instructor.refresh_from_db()
+    assert instructor.weekly_digest is False
+
+    tasks.send_digests.enqueue()
+    run_worker()
+    assert mail.outbox == []
+
+    client.post(reverse("digest_settings"), {"weekly_digest": "on"})
+    instructor.refresh_from_db()
+    assert instructor.weekly_digest is True
+
+
+def test_only_instructors_have_digest_settings(client):
+    client.force_login(UserFactory())
+    assert client.post(reverse("digest_settings"), {}).status_code == 403
+
+
+# --- Freshness on the pages, the admin ------------------------------------------------------
+
+
+def test_the_pages_say_how_fresh_their_figures_are(client, cohort, exam, instructor):
+    client.force_login(instructor)
+    items = reverse("item_analysis", args=[exam.slug])
+    for url in (cohort.get_absolute_url(), reverse("cohort_topics", args=[cohort.code])):
+        assert "No figures yet: they appear once learners have answered" in client.get(url).text
+    empty = client.get(items).text
+    assert "they appear once learners have answered, and are refreshed in the background" in empty
+
+    learner = UserFactory()
+    join(cohort, learner)
+    answer_topic(learner, exam.topics.first(), 3, right=True)
+    tasks.refresh_item_statistics.enqueue()
+    run_worker()
+    ExamReadiness.objects.update(computed_at=timezone.now() - timedelta(minutes=4))
+    ItemStatistic.objects.update(computed_at=timezone.now() - timedelta(hours=2))
+    for url in (cohort.get_absolute_url(), reverse("cohort_topics", args=[cohort.code])):
+        assert "Figures updated <time" in client.get(url).text
+        assert "4\xa0minutes ago</time>" in client.get(url).text
+    text = client.get(items).text
+    assert "2\xa0hours ago</time>" in text
+    for page in (empty, text):
+        assert "manage.py" not in page
+
+
+def test_the_admin_lists_the_tasks(client, exam):
+    record_answer(UserFactory(), exam.topics.first().questions.first(), True)
+    client.force_login(StaffFactory())
+    response = client.get(reverse("admin:django_tasks_database_dbtaskresult_changelist"))
+    assert response.status_code == 200
+    assert "refresh_exam_figures" in response.text
+    response = client.get(
+        reverse("admin:django_tasks_database_dbtaskresult_changelist") + "?status__exact=FAILED"
+    )
+    assert response.status_code == 200
