@@ -19,7 +19,7 @@ from progress.engine.learner_model import (
     ModelParams,
     ReadinessModel,
 )
-from progress.engine.plan import FITTED_GAIN, LearningGain, PlanTopic, plan_study
+from progress.engine.plan import FITTED_GAIN, LearningGain, PlanTopic, plan_days, plan_study
 
 KT = Path(__file__).resolve().parents[2] / "shared" / "data" / "kt"
 
@@ -173,6 +173,31 @@ def test_with_the_fitted_gain_practice_pays():
     assert plan.pass_on_exam_day > plan.pass_now
 
 
+def test_plan_days_gives_the_days_of_plan_study_without_the_forecasts():
+    state = learner({"a": 0.3, "b": 0.8, "c": 1.2})
+    topics = [topic("a", 30), topic("b", 20, available=15), topic("c", 40)]
+    reviews = {-1: {"b": 2}, 3: {"c": 5}}
+    full = plan_study(model(), state, topics, 70.0, 12, 25, reviews, gain=GAIN)
+    assert plan_days(model(), state, topics, 12, 25, reviews, gain=GAIN) == full.days
+    # Today's practice does not depend on the days after it: one day is enough to know it.
+    assert plan_days(model(), state, topics, 1, 25, reviews, gain=GAIN) == full.days[:1]
+    with pytest.raises(ValueError, match="at least one question a day"):
+        plan_days(model(), state, topics, 5, 0)
+
+
+def test_the_learning_rate_uncertainty_is_counted_once():
+    # k is shared by the topics: its variance widens the range through the overall ability,
+    # and a spread of 0 leaves only the luck of the answers.
+    state = learner({"a": 0.3, "b": 0.8, "c": 1.2})
+    topics = [topic("a", 30), topic("b", 30), topic("c", 30)]
+    sure = LearningGain(win=GAIN.win, fail=GAIN.fail, spread=0.0)
+    unsure = LearningGain(win=GAIN.win, fail=GAIN.fail, spread=0.5)
+    narrow = plan_study(model(), state, topics, 70.0, 30, 20, gain=sure)
+    wide = plan_study(model(), state, topics, 70.0, 30, 20, gain=unsure)
+    assert narrow.days == wide.days
+    assert wide.high_percent - wide.low_percent > narrow.high_percent - narrow.low_percent
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
@@ -272,7 +297,12 @@ def test_the_plan_simulation_reports_what_it_promises():
     assert 0.0 <= summary["range_coverage"] <= 1.0
     low, high = summary["plan_gain_ci95"]
     assert -1.0 <= low <= high <= 1.0
+    assert low <= summary["plan_gain"] <= high
+    assert summary["plan_gain"] == pytest.approx(summary["plan_chance"] - summary["even_chance"])
+    low, high = summary["mock_gain_ci95"]
     assert low <= summary["plan_pass_rate"] - summary["even_pass_rate"] <= high
+    # The oracle knows the true abilities: its Brier score is a floor, within 0 to 1.
+    assert 0.0 <= summary["oracle_brier"] <= 1.0
     assert len(result.outcomes) == 20
     assert result.plan_ms > 0.0
     # Deterministic for a seed.
@@ -313,3 +343,27 @@ def test_the_plan_command_prints_a_table_and_the_json_last():
 def test_the_plan_command_rejects_bad_options(arguments, message):
     with pytest.raises(CommandError, match=message):
         call_command("simulate_readiness", "--plan", *arguments, stdout=StringIO())
+
+
+def test_the_plan_beats_even_practice_when_a_heavy_topic_is_weak():
+    # Three topics, the first giving 60% of the mock and a logit and a half harder than the
+    # others; a short history, so practice still moves the learners. Practising the same
+    # number of answers in each topic leaves the heavy topic behind; the plan does not.
+    config = plan_simulation.PlanSimulationConfig(
+        learners=20,
+        train_learners=60,
+        days=10,
+        per_day=20,
+        items_per_topic=100,
+        weights=(60, 20, 20),
+        topic_difficulty=(1.0, -0.5, -0.5),
+        history=(15, 30),
+    )
+    result = plan_simulation.simulate_plan(config, seed=0)
+    assert result.plan_chance > result.even_chance + 0.01
+    assert result.plan_gain > 0.0
+    assert result.plan_mean_score > result.even_mean_score
+    with pytest.raises(ValueError, match="one topic difficulty per"):
+        plan_simulation.simulate_plan(
+            plan_simulation.PlanSimulationConfig(topic_difficulty=(1.0,)), seed=0
+        )

@@ -24,10 +24,13 @@ class Command(BaseCommand):
         "under the true model. Prints a table and, last, one JSON line with learners, brier, "
         "ece, coverage, pass_rate, mean_pass_probability and oracle_brier (the Brier score of a "
         "forecast that knows the true abilities: the floor for the exam's length). With --plan: "
-        "learners who learn as they practise, twins following the study plan or spreading the "
-        "same practice evenly, and the plan's day-0 projection against the exam; the JSON "
-        "line has plan_pass_rate, even_pass_rate, plan_gain_ci95, projection_brier, "
-        "projection_ece and range_coverage."
+        "learners who learn as they practise on a Security+-shaped exam (weights 12/22/18/28/20), "
+        "twins following the study plan or answering the same number of questions in every "
+        "topic, and the plan's day-0 projection against the exam; the JSON line has "
+        "plan_pass_rate and even_pass_rate (the mocks sat), plan_gain and plan_gain_ci95 (the "
+        "paired difference of the twins' chances of passing under the true model), "
+        "mock_gain_ci95, projection_brier, oracle_brier (the floor: a projection that knows the "
+        "true abilities and learning rate), projection_ece and range_coverage."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
