@@ -16,6 +16,11 @@ warm figures. It prints the cold times, the median warm time of each cohort, the
 (target: at most 3), the query count of a warm request, and the time `compute_item_statistics`
 takes over every attempt of the large database (target: under 60 s). It only prints; it never
 fails on time. The machine is shared and noisy: read the ratio, not the absolute figures.
+
+Last, a busy day: every learner of the large cohort answers two more questions through the
+answer path, which enqueues (coalesced) one refresh of the exam's figures. The first visit
+after it is timed twice: with the worker not run (the page recomputes every learner), and
+after the worker (`db_worker --batch`) has run (the page reads fresh figures).
 """
 
 import argparse
@@ -176,6 +181,98 @@ def measure(requests: int) -> dict[str, Any]:
     }
 
 
+def busy_day(worker: bool) -> dict[str, Any]:
+    """Every member of the cohort answers two more questions through the answer path (as
+    after a busy day); then, when `worker`, the task worker runs until its queue is empty (as
+    `make worker` would have meanwhile); then the cohort page's first visit is timed."""
+    from django.core.management import call_command
+    from django.db import transaction
+    from django.test import Client
+    from django.urls import reverse
+    from django.utils import timezone
+    from django_tasks_db.models import DBTaskResult
+
+    from progress.accounts.models import User
+    from progress.cohorts.models import Cohort, Membership
+    from progress.practice.models import Attempt
+    from progress.readiness.models import ExamAbility
+    from progress.readiness.standing import refresh_exam_readiness
+    from questions.models import Question
+
+    cohort = Cohort.objects.get(name=COHORT_NAME)
+    members = Membership.objects.filter(cohort=cohort).values("learner_id")
+    # The figures as the warm rounds left them (fresh), so that only the busy day makes them stale.
+    refresh_exam_readiness(members, cohort.exam)
+    questions = list(
+        Question.objects.published().values_list("pk", "uid", "topic_id", "topic__exam_id")
+    )
+    rng = random.Random(1)
+    queued_before = DBTaskResult.objects.count()
+    started = time.perf_counter()
+    answers = 0
+    for learner_id in members.values_list("learner_id", flat=True):
+        now = timezone.now()
+        attempts = []
+        for pk, uid, topic_id, exam_id in rng.sample(questions, 2):
+            attempts.append(
+                Attempt(
+                    learner_id=learner_id, question_id=pk, question_uid=uid, exam_id=exam_id,
+                    topic_id=topic_id, chosen=[], is_correct=rng.random() < 0.6, source="page",
+                    answered_at=now,
+                )
+            )  # fmt: skip
+        with transaction.atomic():
+            Attempt.objects.insert_answers(learner_id, attempts, counted_at=now)
+        answers += len(attempts)
+    answered = time.perf_counter() - started
+    queued = DBTaskResult.objects.count() - queued_before
+    worker_seconds = 0.0
+    if worker:
+        started = time.perf_counter()
+        call_command(
+            "db_worker", batch=True, reload=False, startup_delay=False, interval=0, verbosity=0
+        )
+        worker_seconds = time.perf_counter() - started
+    client = Client(HTTP_HOST="localhost")
+    client.force_login(User.objects.get(username="bench-instructor"))
+    url = reverse("cohort_detail", args=[cohort.code])
+    stale = ExamAbility.objects.filter(exam=cohort.exam).count() - refreshed_count(cohort)
+    started = time.perf_counter()
+    response = client.get(url)
+    first = time.perf_counter() - started
+    assert response.status_code == 200, response.status_code
+    # The same page again: what the first visit cost beyond a warm one.
+    started = time.perf_counter()
+    client.get(url)
+    second = time.perf_counter() - started
+    return {
+        "stale": stale,
+        "second_ms": 1000 * second,
+        "answers": answers,
+        "answer_ms": 1000 * answered / answers,
+        "queued": queued,
+        "worker_seconds": worker_seconds,
+        "first_ms": 1000 * first,
+    }
+
+
+def refreshed_count(cohort: Any) -> int:
+    """The cohort learners whose stored figures match their latest answer."""
+    from django.db.models import F, OuterRef, Subquery
+
+    from progress.readiness.models import ExamAbility, ExamReadiness
+
+    answers = ExamAbility.objects.filter(learner=OuterRef("learner_id"), exam=cohort.exam).values(
+        "answers"
+    )[:1]
+    return (
+        ExamReadiness.objects.filter(exam=cohort.exam)
+        .annotate(now=Subquery(answers))
+        .filter(answers=F("now"))
+        .count()
+    )
+
+
 def item_statistics() -> dict[str, Any]:
     from progress.cohorts.item_statistics import compute_item_statistics
     from progress.cohorts.models import ItemStatistic
@@ -198,6 +295,7 @@ def main() -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--seed", nargs=3, type=int, help=argparse.SUPPRESS)
     parser.add_argument("--items", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--busy-day", type=int, choices=[0, 1], help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.child:
@@ -206,6 +304,8 @@ def main() -> int:
             result = seed(*args.seed)
         elif args.items:
             result = item_statistics()
+        elif args.busy_day is not None:
+            result = busy_day(worker=bool(args.busy_day))
         else:
             result = measure(args.requests)
         print(json.dumps(result))
@@ -246,6 +346,12 @@ def main() -> int:
                     firsts[size], stored[size] = figures["first_ms"], figures["stored"]
                 medians[size].append(figures["median_ms"])
                 queries[size] = figures["queries"]
+        # A busy day: every learner of the large cohort answers; the first visit after it,
+        # with the worker not run (the page recomputes them all), then with the worker run.
+        busy = {
+            worker: run_child(__file__, urls[args.learners], "--busy-day", str(worker))
+            for worker in (0, 1)
+        }
         items = run_child(__file__, urls[args.learners], "--items")
     small, large = (statistics.median(medians[size]) for size in urls)
     print()
@@ -263,6 +369,17 @@ def main() -> int:
     print(
         f"ratio warm ({args.learners:,}) / warm ({SMALL_COHORT}): {large / small:.2f} "
         "(target at most 3)"
+    )
+    stale, fresh = busy[0], busy[1]
+    print(
+        f"after a busy day ({stale['answers']:,} answers by the {args.learners:,} learners, "
+        f"{stale['answer_ms']:.1f} ms each on the answer path; {stale['queued']} task "
+        f"queued for them):\n  first visit without the worker {stale['first_ms']:.1f} ms "
+        f"({stale['stale']} learners stale; the next visit {stale['second_ms']:.1f} ms)\n"
+        f"  first visit after the worker ran ({fresh['worker_seconds']:.1f} s) "
+        f"{fresh['first_ms']:.1f} ms ({fresh['stale']} stale; the next visit "
+        f"{fresh['second_ms']:.1f} ms)\n"
+        f"  ratio without / after the worker: {stale['first_ms'] / fresh['first_ms']:.1f}"
     )
     print(
         f"compute_item_statistics over {items['answers']:,} attempts: {items['seconds']:.1f} s "
