@@ -182,6 +182,7 @@ def rule_problems(
                         continue  # the schema's minItems/maxItems already says it
                     problems.append(Problem(f"{qbase}.options", message))
             problems.extend(_list_problems(question, qbase))
+            problems.extend(_publishable_problems(question, qbase))
     for slug, places in exam_places.items():
         for place in places[1:]:
             problems.append(Problem(place, f"exam slug {slug!r} is used twice (also {places[0]})"))
@@ -204,6 +205,26 @@ def rule_problems(
                     problems.append(
                         Problem(path, f"no question with uid {target!r} in this file or the bank")
                     )
+    return problems
+
+
+def _publishable_problems(question: dict[str, Any], base: str) -> list[Problem]:
+    """A published question needs its explanation and every option's rationale. Drafts and
+    questions in review may leave them empty: imports from formats without feedback land in
+    review with the gaps for a curator to fill before publishing."""
+    if question.get("status", "published") != "published":
+        return []
+    problems: list[Problem] = []
+    if question.get("explanation") == "":
+        problems.append(Problem(f"{base}.explanation", "a published question needs an explanation"))
+    for o, option in _items(question.get("options")):
+        if option.get("rationale") == "":
+            problems.append(
+                Problem(
+                    f"{base}.options[{o}].rationale",
+                    "a published question needs a rationale for every option",
+                )
+            )
     return problems
 
 

@@ -1,3 +1,4 @@
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -6,21 +7,94 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from questions.bank_checks import BankError, Document, Problem
 from questions.bank_import import import_documents
+from questions.foreign_import import READERS, ForeignImportError, import_foreign, read_file
 from questions.formats.courseiva import read_document
 
 
 class Command(BaseCommand):
     help = (
-        "Import question-bank files (courseiva-bank format, version 1). Every file is checked "
-        "first; if any has a problem, all problems are printed and nothing is written."
+        "Import question-bank files. courseiva-bank JSON (version 1): every file is checked "
+        "first; if any has a problem, all problems are printed and nothing is written. GIFT "
+        "and Aiken (--exam required): the questions go into that exam, in review; the last "
+        "line printed is a JSON summary."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("files", nargs="+", type=Path, metavar="FILE")
+        parser.add_argument(
+            "--format",
+            choices=["auto", "json", *READERS],
+            default="auto",
+            help="The files' format; by default each file's is told from its content.",
+        )
+        parser.add_argument(
+            "--exam", metavar="SLUG", help="The exam GIFT and Aiken questions go into."
+        )
+        parser.add_argument(
+            "--topic",
+            metavar="SLUG",
+            help="The exam's topic for questions without a category (default: a topic "
+            "“Imported”, created when missing).",
+        )
+        parser.add_argument(
+            "--skip-invalid",
+            action="store_true",
+            help="GIFT/Aiken: import the valid questions and report the others.",
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="GIFT/Aiken: check and report, write nothing."
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         self.verbosity = options["verbosity"]
         files: list[Path] = options["files"]
+        file_format: str = options["format"]
+        sources = [read_file(path, file_format) for path in files]
+        formats = {source.bank.format for source in sources}
+        foreign_options = [
+            f"--{name.replace('_', '-')}"
+            for name in ("exam", "topic", "skip_invalid", "dry_run")
+            if options[name]
+        ]
+        # Without --exam, a file of no known format goes the JSON way, as before there were
+        # other formats: "not valid JSON", "cannot read".
+        if formats <= {"json"} or (formats <= {"json", "unknown"} and not options["exam"]):
+            if foreign_options:
+                raise CommandError(
+                    f"{', '.join(foreign_options)}: for GIFT and Aiken files; a courseiva-bank "
+                    "JSON file names its own exams."
+                )
+            self._import_json(files)
+            return
+        if "json" in formats:
+            raise CommandError(
+                "Import courseiva-bank JSON files and GIFT/Aiken files in separate runs."
+            )
+        if not options["exam"]:
+            raise CommandError(
+                "GIFT and Aiken questions go into an existing exam: give --exam SLUG."
+            )
+        try:
+            report = import_foreign(
+                sources,
+                options["exam"],
+                options["topic"],
+                skip_invalid=options["skip_invalid"],
+                dry_run=options["dry_run"],
+            )
+        except ForeignImportError as error:
+            raise CommandError(f"Nothing imported: {error}.") from None
+        for line in report.lines():
+            self.stdout.write(line)
+        # The last line is for scripts: one JSON object.
+        self.stdout.write(json.dumps(report.as_json(), ensure_ascii=False))
+        if report.errors and not options["skip_invalid"]:
+            raise CommandError(
+                f"{len(report.errors)} error(s): nothing imported (listed above; "
+                "--skip-invalid imports the valid questions)."
+            )
+
+    def _import_json(self, files: list[Path]) -> None:
         documents: list[Document] = []
         problems: list[Problem] = []
         for path in files:

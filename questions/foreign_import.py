@@ -1,0 +1,489 @@
+"""Foreign banks (GIFT, Aiken; next Moodle XML and QTI) written into an existing exam.
+
+A reader in `questions.formats` turns a file's text into a `ParsedBank` (see
+`questions.formats.foreign`); this module is the one path from there into the bank:
+
+1. each question gets a topic (its category's last segment, created with weight 0 for the
+   curator to set, or the default topic) and a stable uid derived from the exam, the topic
+   and its source identity (name, identifier, or content), so that importing the file again
+   updates the same questions;
+2. the questions are checked as a courseiva-bank document, with the same schema and rules as
+   our JSON import (`questions.bank_checks`), each problem reported at its place in the file;
+3. they are written in one transaction with bulk queries, in review, never published.
+
+Adding a format: a module with `read(text) -> ParsedBank` and a line in READERS.
+"""
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from questions.bank_checks import Problem, rule_problems, schema_problems
+from questions.bank_import import UPDATE_BATCH, _changed
+from questions.formats import aiken, gift
+from questions.formats.foreign import (
+    MAX_FILE_BYTES,
+    ForeignFileError,
+    ForeignQuestion,
+    ParsedBank,
+    ParseError,
+    decode_text,
+    detect_format,
+)
+from questions.models import (
+    MAX_OPTIONS,
+    MIN_OPTIONS,
+    Exam,
+    Option,
+    Question,
+    Rationale,
+    Status,
+    Topic,
+)
+from questions.pages import forget_exams
+
+READERS: dict[str, Callable[[str], ParsedBank]] = {"gift": gift.read, "aiken": aiken.read}
+# Recognised by detect_format, read next: a clear error until their reader is in READERS.
+NOT_YET = {"moodle-xml": "Moodle XML", "qti": "IMS/1EdTech QTI"}
+FORMAT_NAMES = {"gift": "GIFT", "aiken": "Aiken", "json": "courseiva-bank JSON", **NOT_YET}
+
+DEFAULT_TOPIC_SLUG = "imported"
+DEFAULT_TOPIC_TITLE = "Imported"
+TITLE_LENGTH = 200
+UID_NAME_LENGTH = 50
+
+
+class ForeignImportError(Exception):
+    """The import cannot start (no such exam, no such topic): nothing to report per file."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file read by its reader: `label` is how messages name it (its path)."""
+
+    label: str
+    bank: ParsedBank
+
+
+def read_file(path: Path, file_format: str = "auto") -> Source:
+    """`read_source` of a file, refusing one over the size limit before reading it."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ForeignFileError(
+                f"the file is {size / 1e6:.1f} MB; foreign banks are read up to "
+                f"{MAX_FILE_BYTES // (1024 * 1024)} MB (split it)"
+            )
+        raw = path.read_bytes()
+    except OSError as error:
+        bank = ParsedBank("unknown", errors=[ParseError(0, f"cannot read it: {error.strerror}")])
+        return Source(str(path), bank)
+    except ForeignFileError as error:
+        return Source(str(path), ParsedBank("unknown", errors=[ParseError(0, str(error))]))
+    return read_source(str(path), raw, file_format)
+
+
+def read_source(label: str, raw: bytes, file_format: str = "auto") -> Source:
+    """Decode and parse one file. An unreadable file becomes a Source whose bank has one
+    file-level error, so that the report lists it with the others."""
+    bank = ParsedBank(file_format if file_format != "auto" else "unknown")
+    try:
+        text, encoding = decode_text(raw)
+        if file_format == "auto":
+            detected = detect_format(text)
+            if detected is None:
+                raise ForeignFileError(
+                    "cannot tell its format (not courseiva-bank JSON, GIFT or Aiken): give --format"
+                )
+            file_format = detected
+        bank.format = file_format
+        if file_format in NOT_YET:
+            raise ForeignFileError(
+                f"{NOT_YET[file_format]} files are recognised but not supported yet: "
+                "import GIFT, Aiken or courseiva-bank JSON"
+            )
+        if file_format not in READERS:  # JSON: the command takes it the JSON import's way
+            return Source(label, bank)
+        bank = READERS[file_format](text)
+    except ForeignFileError as error:
+        bank.errors.append(ParseError(0, str(error)))
+        return Source(label, bank)
+    if encoding not in ("UTF-8",):
+        bank.notes.append(f"read as {encoding}")
+    return Source(label, bank)
+
+
+@dataclass
+class ForeignReport:
+    format: str
+    dry_run: bool = False
+    written: bool = False  # True when the valid questions were written (or, dry, would be)
+    imported: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    valid: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    topics_created: list[str] = field(default_factory=list)
+    empty_rationales: int = 0
+    empty_explanations: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "imported": self.imported,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "skipped": self.skipped,
+            "errors": self.errors,
+            "topics_created": self.topics_created,
+            "dry_run": self.dry_run,
+        }
+
+    def lines(self) -> list[str]:
+        lines = [*self.notes]
+        for item in self.skipped:
+            lines.append(f"skipped {item['where']}: {item['type']}: {item['reason']}")
+        for item in self.errors:
+            lines.append(f"error {item['where']}: {item['message']}")
+        if self.written:
+            verb = "Would import" if self.dry_run else "Imported"
+            lines.append(
+                f"{verb}: {self.imported} created, {self.updated} updated, "
+                f"{self.unchanged} unchanged; {len(self.skipped)} skipped, "
+                f"{len(self.errors)} error(s). Imported questions are in review."
+            )
+        else:
+            lines.append(
+                f"Nothing written: {len(self.errors)} error(s) in {self.valid} question(s) "
+                "read (--skip-invalid imports the valid ones)."
+                if self.errors
+                else "Nothing written (--dry-run)."
+            )
+        for title in self.topics_created:
+            lines.append(
+                f"Topic {title!r} created with weight 0: set its blueprint weight in the "
+                "admin (Topics, filter “weight not set”)."
+            )
+        if self.empty_rationales:
+            lines.append(
+                f"{self.empty_rationales} option(s) had no feedback: their rationale is empty, "
+                "for a curator to write before publishing."
+            )
+        if self.empty_explanations:
+            lines.append(
+                f"{self.empty_explanations} question(s) had no general feedback: their "
+                "explanation is empty, for a curator to write before publishing."
+            )
+        return lines
+
+
+@dataclass
+class _Item:
+    where: str
+    question: ForeignQuestion
+    topic_slug: str
+    uid: str = ""
+    document: dict[str, Any] = field(default_factory=dict)
+
+
+def import_foreign(
+    sources: Sequence[Source],
+    exam_slug: str,
+    topic_slug: str | None = None,
+    *,
+    skip_invalid: bool = False,
+    dry_run: bool = False,
+) -> ForeignReport:
+    """Check every question of the sources and write the valid ones into the exam: all of
+    them or, with any error, nothing unless `skip_invalid`. `dry_run` reports the same and
+    writes nothing. Raises ForeignImportError when the exam or the named topic is missing."""
+    formats = sorted({source.bank.format for source in sources})
+    report = ForeignReport(format=formats[0] if len(formats) == 1 else ",".join(formats))
+    report.dry_run = dry_run
+    exam = Exam.objects.filter(slug=exam_slug).first()
+    if exam is None:
+        known = ", ".join(Exam.objects.values_list("slug", flat=True)) or "none"
+        raise ForeignImportError(f"no exam {exam_slug!r} (exams in the bank: {known})")
+    topics = {topic.slug: topic for topic in Topic.objects.filter(exam=exam)}
+    if topic_slug is not None and topic_slug not in topics:
+        raise ForeignImportError(
+            f"no topic {topic_slug!r} in {exam.slug} (its topics: {', '.join(topics) or 'none'})"
+        )
+    default_slug = topic_slug or DEFAULT_TOPIC_SLUG
+    new_topics: dict[str, str] = {}  # slug -> title, in first-seen order
+    items: list[_Item] = []
+    for source in sources:
+        for note in source.bank.notes:
+            report.notes.append(f"{source.label}: {note}")
+        for error in source.bank.errors:
+            report.errors.append(
+                {"where": _where(source.label, error.line), "message": error.message}
+            )
+        for skipped in source.bank.skipped:
+            report.skipped.append(
+                {
+                    "where": _where(source.label, skipped.line),
+                    "type": skipped.type,
+                    "reason": skipped.reason,
+                }
+            )
+        for question in source.bank.questions:
+            slug, title = _topic_for(question, default_slug)
+            if slug not in topics and slug not in new_topics:
+                new_topics[slug] = title
+            items.append(_Item(_where(source.label, question.line), question, slug))
+            for note in question.notes:
+                report.notes.append(f"{_where(source.label, question.line)}: {note}")
+    _assign_uids(items, exam.slug)
+    valid = _check(items, list(topics) + list(new_topics), report)
+    report.valid = len(items)
+    order = {source.label: n for n, source in enumerate(sources)}
+
+    def place(entry: dict[str, str]) -> tuple[int, int]:
+        label, _, line = entry["where"].rpartition(":")
+        if line.isdigit() and label in order:
+            return order[label], int(line)
+        return order.get(entry["where"], len(order)), 0
+
+    report.errors.sort(key=place)
+    if report.errors and not skip_invalid:
+        return report
+    used = {item.topic_slug for item in valid}
+    new_topics = {slug: title for slug, title in new_topics.items() if slug in used}
+    with transaction.atomic():
+        _write(exam, topics, new_topics, valid, report)
+        report.written = True
+        if dry_run:
+            transaction.set_rollback(True)
+        else:
+            forget_exams([exam.pk])
+    return report
+
+
+def _where(label: str, line: int) -> str:
+    return f"{label}:{line}" if line else label
+
+
+def _topic_for(question: ForeignQuestion, default_slug: str) -> tuple[str, str]:
+    if not question.category:
+        return default_slug, DEFAULT_TOPIC_TITLE
+    title = " ".join(question.category[-1].split())[:TITLE_LENGTH]
+    slug = slugify(title)[:80].strip("-") or "topic"
+    return slug, title
+
+
+def _assign_uids(items: list[_Item], exam_slug: str) -> None:
+    """uid = the question's name as a slug (when it has one) and a digest of the exam, its
+    topic, its source identity and how many questions with that identity came before it in
+    the run: the same file gives the same uids, and two questions alike stay two."""
+    seen: Counter[tuple[str, str]] = Counter()
+    for item in items:
+        identity = (item.topic_slug, item.question.key)
+        occurrence = seen[identity]
+        seen[identity] += 1
+        digest = hashlib.sha256(
+            "\x1f".join([exam_slug, *identity, str(occurrence)]).encode()
+        ).hexdigest()[:12]
+        name = slugify(item.question.name)[:UID_NAME_LENGTH].strip("-")
+        item.uid = f"{name}-{digest}" if name else f"q-{digest}"
+
+
+_QUESTION_PATH = re.compile(r"^exams\[0\]\.questions\[(\d+)\](?:\.(.*))?$")
+
+
+def _check(items: list[_Item], topic_slugs: list[str], report: ForeignReport) -> list[_Item]:
+    """Check the questions as one courseiva-bank document (the JSON import's schema and
+    rules); report each problem at its question's place; return the valid items."""
+    for item in items:
+        question = item.question
+        item.document = {
+            "uid": item.uid,
+            "topic": item.topic_slug,
+            "kind": "multiple" if question.kind == "multiple" else "single",
+            "stem": question.stem,
+            "explanation": question.general_feedback,
+            "status": Status.REVIEW.value,
+            "options": [
+                {"text": option.text, "correct": option.correct, "rationale": option.feedback}
+                for option in question.options
+            ],
+        }
+    document = {
+        "format": "courseiva-bank",
+        "version": 1,
+        "exams": [
+            {
+                "slug": "import",
+                "code": "IMPORT",
+                "title": "Import",
+                # Stand-in weights: the blueprint is the exam's, not checked here.
+                "topics": [
+                    {"slug": slug, "title": slug, "weight": 100 if n == 0 else 0}
+                    for n, slug in enumerate(topic_slugs or ["none"])
+                ],
+                "questions": [item.document for item in items],
+            }
+        ],
+    }
+    bad: dict[int, list[str]] = {}
+    for problem in schema_problems(document) + rule_problems(document):
+        match = _QUESTION_PATH.match(problem.path)
+        if match is None:  # the document's own frame: cannot happen for readers' output
+            report.errors.append({"where": "(import)", "message": str(problem)})
+            continue
+        index = int(match.group(1))
+        bad.setdefault(index, []).append(_message(problem, match.group(2), items[index]))
+    for index, messages in sorted(bad.items()):
+        for message in dict.fromkeys(messages):
+            report.errors.append({"where": items[index].where, "message": message})
+    return [item for index, item in enumerate(items) if index not in bad]
+
+
+def _message(problem: Problem, field_path: str | None, item: _Item) -> str:
+    count = len(item.question.options)
+    if field_path == "options" and not MIN_OPTIONS <= count <= MAX_OPTIONS:
+        return f"a question needs {MIN_OPTIONS} to {MAX_OPTIONS} options (this one has {count})"
+    name = f" ({item.question.name})" if item.question.name else ""
+    return f"{field_path or 'question'}{name}: {problem.message}"
+
+
+def _write(
+    exam: Exam,
+    topics: dict[str, Topic],
+    new_topics: dict[str, str],
+    items: list[_Item],
+    report: ForeignReport,
+) -> None:
+    now = timezone.now()
+    last = max((topic.position for topic in topics.values()), default=-1)
+    created_topics = [
+        Topic(exam=exam, slug=slug, title=title, weight=0, position=last + 1 + n)
+        for n, (slug, title) in enumerate(new_topics.items())
+    ]
+    Topic.objects.bulk_create(created_topics)
+    topics = {**topics, **{topic.slug: topic for topic in created_topics}}
+    report.topics_created = [topic.title for topic in created_topics]
+    stored = Question.objects.in_bulk([item.uid for item in items], field_name="uid")
+    position = Question.objects.next_position(exam)
+    rows: dict[str, Question] = {}
+    new: list[Question] = []
+    changed: dict[int, Question] = {}
+    for item in items:
+        values = {"kind": item.document["kind"], "stem": item.document["stem"]}
+        row = stored.get(item.uid)
+        if row is None:
+            row = Question(
+                uid=item.uid,
+                topic=topics[item.topic_slug],
+                status=Status.REVIEW,
+                position=position,
+                explanation=item.document["explanation"],
+                **values,
+            )
+            position += 1
+            new.append(row)
+        else:
+            # What the source does not carry stays as a curator left it: the topic the
+            # question was moved to, its position, an explanation written since.
+            if item.document["explanation"]:
+                values["explanation"] = item.document["explanation"]
+            if _changed(row, values):
+                changed[row.pk] = row
+        rows[item.uid] = row
+        report.empty_explanations += not row.explanation
+    Question.objects.bulk_create(new)
+    touched = _write_options(items, rows, stored, report)
+    for row in stored.values():
+        if row.pk in touched:
+            changed[row.pk] = row
+    for row in changed.values():
+        row.updated_at = now
+        if row.status == Status.PUBLISHED:
+            row.status = Status.REVIEW  # changed by the source: a curator checks it again
+    Question.objects.bulk_update(
+        list(changed.values()),
+        ["kind", "stem", "explanation", "status", "updated_at"],
+        batch_size=UPDATE_BATCH,
+    )
+    report.imported = len(new)
+    report.updated = len(changed)
+    report.unchanged = len(stored) - len(changed)
+
+
+def _write_options(
+    items: list[_Item],
+    rows: dict[str, Question],
+    stored_questions: dict[str, Question],
+    report: ForeignReport,
+) -> set[int]:
+    """Options matched to the stored ones by position (an edited option keeps its id, as in
+    the JSON import). A rationale a curator wrote for an option the source gives no feedback
+    for is kept. Returns the ids of the questions whose options changed."""
+    stored: dict[int, list[Option]] = {}
+    for option in (
+        Option.objects.filter(question__in=[row.pk for row in stored_questions.values()])
+        .select_related("rationale")
+        .order_by("question_id", "position", "id")
+    ):
+        stored.setdefault(option.question_id, []).append(option)
+    new_options: list[Option] = []
+    new_why: list[str] = []
+    changed_options: list[Option] = []
+    new_rationales: list[Rationale] = []
+    changed_rationales: list[Rationale] = []
+    surplus: list[int] = []
+    touched: set[int] = set()
+    for item in items:
+        row = rows[item.uid]
+        existing = stored.get(row.pk, []) if item.uid in stored_questions else []
+        options = item.document["options"]
+        for position, option in enumerate(options):
+            values = {"position": position, "text": option["text"], "is_correct": option["correct"]}
+            why = option["rationale"]
+            if position >= len(existing):
+                new_options.append(Option(question=row, **values))
+                new_why.append(why)
+                report.empty_rationales += not why
+                touched.add(row.pk)
+                continue
+            stored_option = existing[position]
+            if _changed(stored_option, values):
+                changed_options.append(stored_option)
+                touched.add(row.pk)
+            try:
+                rationale = stored_option.rationale
+            except Rationale.DoesNotExist:
+                new_rationales.append(Rationale(option=stored_option, why=why))
+                report.empty_rationales += not why
+                touched.add(row.pk)
+                continue
+            if why and rationale.why != why:
+                rationale.why = why
+                changed_rationales.append(rationale)
+                touched.add(row.pk)
+            report.empty_rationales += not rationale.why
+        if len(existing) > len(options):
+            surplus.extend(option.pk for option in existing[len(options) :])
+            touched.add(row.pk)
+    if surplus:
+        Option.objects.filter(pk__in=surplus).delete()
+    Option.objects.bulk_create(new_options)
+    Option.objects.bulk_update(
+        changed_options, ["position", "text", "is_correct"], batch_size=UPDATE_BATCH
+    )
+    new_rationales.extend(
+        Rationale(option=option, why=why) for option, why in zip(new_options, new_why, strict=True)
+    )
+    Rationale.objects.bulk_create(new_rationales)
+    Rationale.objects.bulk_update(changed_rationales, ["why"], batch_size=UPDATE_BATCH)
+    return touched

@@ -1,0 +1,281 @@
+"""What a foreign bank file (GIFT, Aiken; next Moodle XML and QTI) is read into, whatever its
+format: questions with their place in the file, what was skipped and why, what is wrong and
+where. A reader (`questions.formats.gift`, `questions.formats.aiken`) turns decoded text into a
+`ParsedBank`; `questions.foreign_import` checks it and writes it into an exam.
+
+Also here, because every reader needs them: decoding the bytes of a file (UTF-8 with or
+without BOM, UTF-16 with BOM, Windows-1252), telling a file's format from its content, and
+turning source text (plain, HTML, Markdown) into our Markdown so that a learner sees what the
+source's author meant and nothing unsafe.
+"""
+
+import codecs
+import hashlib
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+import nh3
+
+from questions.markup import ALLOWED_ATTRIBUTES, ALLOWED_TAGS, ALLOWED_URL_SCHEMES
+
+# Larger than any real bank export (10,000 GIFT questions are about 4 MB), small enough that a
+# mistaken upload of a disc image is refused before it is read.
+MAX_FILE_BYTES = 32 * 1024 * 1024
+
+ForeignKind = Literal["single", "multiple", "truefalse"]
+TextFormat = Literal["plain", "html", "markdown", "moodle"]
+
+
+@dataclass(frozen=True)
+class ForeignOption:
+    text: str  # our Markdown, already converted from the source's format
+    correct: bool
+    feedback: str = ""  # our Markdown; "" when the source has none
+
+
+@dataclass
+class ForeignQuestion:
+    """One question as a foreign file gives it. `key` is what identifies it in its source: its
+    name (GIFT `::name::`, Moodle XML `<name>`), its identifier (QTI), or failing both a hash
+    of its content; with the target exam and topic it makes the question's stable uid."""
+
+    line: int
+    kind: ForeignKind
+    stem: str
+    options: list[ForeignOption]
+    name: str = ""
+    identifier: str = ""
+    category: tuple[str, ...] = ()
+    general_feedback: str = ""
+    # What the source says that our model cannot carry (partial credit, ...): for the report.
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        if self.name:
+            return f"name:{self.name}"
+        if self.identifier:
+            return f"id:{self.identifier}"
+        return f"content:{self.content_hash()}"
+
+    def content_hash(self) -> str:
+        parts = [self.kind, self.stem] + [
+            f"{'=' if option.correct else '~'}{option.text}" for option in self.options
+        ]
+        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A question of a type Courseiva does not have: reported, never half-imported."""
+
+    line: int
+    type: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """Input that is not valid in its format. `line` 0 is the file as a whole."""
+
+    line: int
+    message: str
+
+
+@dataclass
+class ParsedBank:
+    format: str
+    questions: list[ForeignQuestion] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    errors: list[ParseError] = field(default_factory=list)
+    # About the file as a whole (e.g. the encoding it was read in): for the report.
+    notes: list[str] = field(default_factory=list)
+
+
+class ForeignFileError(Exception):
+    """The file cannot be read at all (size, encoding, unknown or unsupported format)."""
+
+
+# Decoding ---------------------------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def decode_text(raw: bytes) -> tuple[str, str]:
+    """The text of a file and the encoding it was read in. UTF-8 (with or without BOM) and
+    UTF-16 with a BOM are taken as such; other bytes are tried as Windows-1252 (what Word and
+    older Windows tools save as "ANSI"), accepted when the result is ordinary text."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise ForeignFileError(
+            f"the file is {len(raw) / 1e6:.1f} MB; foreign banks are read up to "
+            f"{MAX_FILE_BYTES // (1024 * 1024)} MB (split it)"
+        )
+    if raw.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        raise ForeignFileError("the file is UTF-32, which is not read: save it as UTF-8")
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return raw.decode("utf-16"), "UTF-16"
+        except UnicodeDecodeError as error:
+            raise ForeignFileError(
+                f"the file starts as UTF-16 but byte {error.start} is not ({error.reason})"
+            ) from None
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8) :]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        utf8_error = error
+    else:
+        if "\x00" in text:
+            raise ForeignFileError(
+                "the file has NUL bytes: UTF-16 without a byte-order mark, or not a text file "
+                "(save it as UTF-8)"
+            )
+        return text, "UTF-8"
+    try:
+        text = raw.decode("cp1252")
+    except UnicodeDecodeError:
+        text = ""
+    if text and not _CONTROL.search(text):
+        return text, "Windows-1252"
+    raise ForeignFileError(
+        f"the file is not UTF-8 (byte 0x{raw[utf8_error.start]:02x} at offset "
+        f"{utf8_error.start}), UTF-16 with a byte-order mark or Windows-1252 text: "
+        "save it as UTF-8"
+    )
+
+
+# Telling the format -------------------------------------------------------------------------
+
+# Formats a reader exists for are in questions.foreign_import.READERS; these are the ones
+# detection can name. Moodle XML and QTI are recognised so that the error says what they are.
+KNOWN_FORMATS = ("json", "gift", "aiken", "moodle-xml", "qti")
+
+_AIKEN_ANSWER = re.compile(r"^\s*ANSWER\s*:\s*[A-Za-z]\s*$", re.M)
+_AIKEN_OPTION = re.compile(r"^\s*[A-Za-z]\s*[.)]", re.M)
+_GIFT_SIGNS = re.compile(r"^\s*(\$CATEGORY:|::)|(?<!\\)\{", re.M)
+
+
+def detect_format(text: str) -> str | None:
+    """The format a file's text is in, judged from its content; None when it is none we
+    know. Cheap: it looks at the start of the file and a few patterns."""
+    start = text.lstrip("\ufeff \t\r\n")
+    if start.startswith(("{", "[")):
+        return "json"
+    if start.startswith("<"):
+        head = start[:4096]
+        if re.search(r"<quiz[\s>]", head):
+            return "moodle-xml"
+        if re.search(r"assessmentItem|questestinterop|qti-assessment-item|imsqti", head):
+            return "qti"
+        return None
+    # An Aiken file has no answer blocks; GIFT has no ANSWER: lines.
+    if (
+        _AIKEN_ANSWER.search(text)
+        and _AIKEN_OPTION.search(text)
+        and not re.search(r"(?<!\\)\{[^}]*(?<!\\)\}", text)
+    ):
+        return "aiken"
+    if _GIFT_SIGNS.search(text):
+        return "gift"
+    return None
+
+
+# Text as the learner sees it ----------------------------------------------------------------
+
+# What Python-Markdown would read as markup in running text, escaped with a backslash.
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]])")
+# What it would read as markup at the start of a line (headings, quotes, lists, code).
+_MARKDOWN_LINE_START = re.compile(r"^(\s*)([#>+\-]|\d+(?=[.)]))", re.M)
+
+
+def _escape_markdown(text: str) -> str:
+    text = _MARKDOWN_INLINE.sub(r"\\\1", text)
+    text = _MARKDOWN_LINE_START.sub(r"\1\\\2", text)
+    # Leading spaces would make an indented code block of the line.
+    return re.sub(r"^[ \t]+", "", text, flags=re.M)
+
+
+def plain_to_markdown(text: str) -> str:
+    """Plain text shown exactly as written: `<b>` and `&amp;` stay those characters, and
+    Markdown's punctuation is not read as markup. Line breaks are kept."""
+    escaped = html.escape(text.strip(), quote=False)
+    lines = [_escape_markdown(line) for line in escaped.splitlines()]
+    return "  \n".join(line for line in lines)
+
+
+# The elements of HTML: a tag with another name (`<network>`, `<T>`, `<interface-id>`) is text
+# that only looks like HTML, as IT questions are full of, and is kept as text.
+# fmt: off
+HTML_ELEMENTS = frozenset({
+    "a", "abbr", "address", "area", "article", "aside", "audio", "b", "bdi", "bdo",
+    "blockquote", "body", "br", "button", "canvas", "caption", "center", "cite", "code", "col",
+    "colgroup", "data", "dd", "del", "details", "dfn", "dialog", "div", "dl", "dt", "em",
+    "embed", "fieldset", "figcaption", "figure", "font", "footer", "form", "h1", "h2", "h3",
+    "h4", "h5", "h6", "head", "header", "hr", "html", "i", "iframe", "img", "input", "ins",
+    "kbd", "label", "legend", "li", "link", "main", "map", "mark", "meta", "nav", "noscript",
+    "object", "ol", "optgroup", "option", "output", "p", "param", "picture", "pre", "q", "rp",
+    "rt", "ruby", "s", "samp", "script", "section", "select", "small", "source", "span",
+    "strike", "strong", "style", "sub", "summary", "sup", "svg", "table", "tbody", "td",
+    "template", "textarea", "tfoot", "th", "thead", "time", "title", "tr", "track", "tt", "u",
+    "ul", "var", "video", "wbr", "math",
+})
+# fmt: on
+_TAG_LIKE = re.compile(r"</?([A-Za-z][A-Za-z0-9:_-]*)(?:\s[^<>]*)?/?>")
+_HTML_TAG = re.compile(r"(<[^>]*>)")
+
+
+def _keep_non_html_as_text(source: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        if match.group(1).lower() in HTML_ELEMENTS:
+            return match.group(0)
+        return html.escape(match.group(0), quote=False)
+
+    return _TAG_LIKE.sub(replace, source)
+
+
+def html_to_markdown(source: str, *, keep_line_breaks: bool = False) -> str:
+    """HTML cleaned by the allow-list that authored Markdown goes through, kept as inline HTML
+    in our Markdown (which passes it to the page as it is): a learner sees what the source
+    showed, minus anything unsafe. Entities are decoded (`&eacute;` becomes é); text outside
+    the tags is escaped so that Markdown reads none of it as markup. `keep_line_breaks` for
+    Moodle's auto-format, where a newline in the source is a line break on the page."""
+    source = _keep_non_html_as_text(source.strip())
+    if keep_line_breaks:
+        source = re.sub(r"\r?\n", "<br>", source)
+    cleaned = nh3.clean(
+        source,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        url_schemes=ALLOWED_URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow",
+        strip_comments=True,
+    )
+    parts = _HTML_TAG.split(cleaned)
+    in_pre = 0
+    out: list[str] = []
+    for part in parts:
+        if part.startswith("<"):
+            name = part.strip("</>").split()[0].lower() if part.strip("</>") else ""
+            if name == "pre":
+                in_pre += -1 if part.startswith("</") else 1
+            out.append(part)
+        elif in_pre:
+            out.append(part)
+        else:
+            # HTML ignores newlines and runs of spaces; Markdown does not.
+            out.append(_MARKDOWN_INLINE.sub(r"\\\1", re.sub(r"\s+", " ", part)))
+    text = "".join(out).strip()
+    # A line of the result must not start like a Markdown block (heading, list, code).
+    return _MARKDOWN_LINE_START.sub(r"\1\\\2", text)
+
+
+def to_markdown(text: str, text_format: TextFormat) -> str:
+    """Source text in its format as our Markdown."""
+    if text_format == "markdown":
+        return text.strip()
+    if text_format == "plain":
+        return plain_to_markdown(text)
+    return html_to_markdown(text, keep_line_breaks=text_format == "moodle")

@@ -1,0 +1,378 @@
+"""`manage.py import_bank` with GIFT and Aiken files: Moodle's own fixtures and those of a GIFT
+parser's test suite (tests/data/foreign/README.md), and files made here to be awkward."""
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from questions import foreign_import
+from questions.formats import foreign
+from questions.markup import render_markdown, render_markdown_inline
+from questions.models import Option, Question, Rationale, Status, Topic
+from tests.factories import ExamFactory, TopicFactory
+
+pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).parent / "data" / "foreign"
+
+
+@pytest.fixture
+def exam():
+    exam = ExamFactory(slug="moodle-basics")
+    TopicFactory(exam=exam, slug="general", title="General", weight=100)
+    return exam
+
+
+def run(capsys, *args: str | Path) -> tuple[list[str], dict]:
+    """Run the command; return its stdout lines and the JSON object of the last one."""
+    call_command("import_bank", *map(str, args))
+    lines = capsys.readouterr().out.splitlines()
+    return lines, json.loads(lines[-1])
+
+
+def refused(capsys, *args: str | Path) -> tuple[list[str], dict]:
+    """Run the command expecting exit status 1 after its report."""
+    with pytest.raises(CommandError):
+        call_command("import_bank", *map(str, args))
+    lines = capsys.readouterr().out.splitlines()
+    return lines, json.loads(lines[-1])
+
+
+def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def seen(markdown: str) -> str:
+    """What a learner reads: the rendered HTML's text."""
+    return html.unescape(re.sub(r"<[^>]+>", "", str(render_markdown_inline(markdown))))
+
+
+def options_of(question: Question) -> list[tuple[str, bool, str]]:
+    return [
+        (seen(option.text), option.is_correct, option.rationale.why)
+        for option in question.options.select_related("rationale")
+    ]
+
+
+# Real files ---------------------------------------------------------------------------------
+
+
+def test_moodle_gift_fixture_imports_what_it_can_and_skips_the_rest(capsys, exam):
+    lines, result = run(capsys, FIXTURES / "moodle-questions.gift.txt", "--exam", exam.slug)
+    assert result["format"] == "gift"
+    assert (result["imported"], result["updated"], result["errors"]) == (4, 0, [])
+    where = "moodle-questions.gift.txt"
+    assert [(item["where"].rsplit("/", 1)[-1], item["type"]) for item in result["skipped"]] == [
+        (f"{where}:2", "essay"),
+        (f"{where}:5", "matching"),
+        (f"{where}:31", "numerical"),
+        (f"{where}:34", "short answer"),
+        (f"{where}:41", "missing word"),
+    ]
+    questions = list(Question.objects.filter(topic__exam=exam).order_by("position"))
+    assert all(question.status == Status.REVIEW for question in questions)
+    q2, colours, tsl, tsl_again = questions
+    assert q2.uid.startswith("q2-")
+    assert colours.uid.startswith("colours-")
+    assert q2.kind == "single"
+    assert options_of(q2) == [
+        ("yellow", True, "right; good!"),
+        ("red", False, "wrong, it's yellow"),
+        ("blue", False, "wrong, it's yellow"),
+    ]
+    # Two positive weights: select all that apply.
+    assert colours.kind == "multiple"
+    assert [(text, right) for text, right, _ in options_of(colours)] == [
+        ("yellow", True), ("red", False), ("off-beige", True), ("blue", False)
+    ]  # fmt: skip
+    # True/false: two options, True first; the same name and stem twice stay two questions.
+    assert options_of(tsl) == [("True", True, ""), ("False", False, "")]
+    assert tsl.uid != tsl_again.uid
+    assert tsl.stem == tsl_again.stem
+    # Questions without a category land in a new "Imported" topic of weight 0.
+    imported = Topic.objects.get(exam=exam, slug="imported")
+    assert (imported.title, imported.weight) == ("Imported", 0)
+    assert {question.topic_id for question in questions} == {imported.pk}
+    assert any("Topic 'Imported' created with weight 0" in line for line in lines)
+    assert any("option(s) had no feedback" in line for line in lines)
+
+
+def test_categories_become_topics_and_html_is_sanitised(capsys, exam):
+    path = FIXTURES / "moodle-questions_in_category.gift.txt"
+    _, result = run(capsys, path, "--exam", "moodle-basics")
+    assert result["imported"] == 2
+    assert result["topics_created"] == ["Default for New Features"]
+    topic = Topic.objects.get(exam=exam, slug="default-for-new-features")
+    assert topic.weight == 0
+    greeting, acronym = Question.objects.filter(topic=topic).order_by("position")
+    page = str(render_markdown(greeting.stem))
+    assert '<a href="http://demo.moodle.net/file.php/5/media/bonjour.mp3"' in page
+    assert 'rel="noopener noreferrer nofollow"' in page
+    assert "Listen to this greeting:</a>" in page
+    assert [right for _, right, _ in options_of(greeting)] == [False, True, False, False]
+    # The span's style attribute goes; its text stays.
+    assert "style" not in render_markdown(acronym.stem)
+    assert seen(acronym.stem) == (
+        "Moodle is an acronym for Modular Object-Oriented Dynamic Learning Environment."
+    )
+
+
+def test_escaped_control_characters_are_the_characters(capsys, exam, tmp_path):
+    run(capsys, FIXTURES / "peg-escapeAll.gift", "--exam", exam.slug)
+    question = Question.objects.get()
+    assert question.uid.startswith("gift-control-characters-")
+    options = options_of(question)
+    assert [text for text, _, _ in options] == ["~", "=", "#", "{", "}", ":", "\\"]
+    assert [right for _, right, _ in options] == [False] * 6 + [True]
+    assert seen(options[2][2]) == "# is a control character."
+
+
+def test_true_false_feedback_goes_to_the_option_it_is_for(capsys, exam):
+    run(capsys, FIXTURES / "peg-TFTwoFeedback.gift", "--exam", exam.slug)
+    # {FALSE#wrong answer feedback#right answer feedback}
+    assert options_of(Question.objects.get()) == [
+        ("True", False, "wrong answer feedback"),
+        ("False", True, "right answer feedback"),
+    ]
+
+
+def test_moodle_category_paths_keep_their_last_segment(capsys, exam):
+    _, result = run(capsys, FIXTURES / "peg-category1.gift", "--exam", exam.slug)
+    assert result["topics_created"] == ["Default for LING-373-2194-B"]
+
+
+def test_gift_format_php_examples(capsys, exam):
+    lines, result = run(capsys, FIXTURES / "peg-giftFormatPhpExamples.gift", "--exam", exam.slug)
+    assert result["imported"] == 3
+    assert [item["type"] for item in result["skipped"]] == [
+        "missing word", "short answer", "numerical", "matching", "missing word",
+        "short answer", "numerical",
+    ]  # fmt: skip
+    difficult = Question.objects.get(stem="Difficult multiple choice question.")
+    assert [right for _, right, _ in options_of(difficult)] == [False, False, True]
+    assert any("partial credit (50%)" in line for line in lines)
+
+
+def test_moodle_aiken_fixture(capsys, exam):
+    _, result = run(capsys, FIXTURES / "moodle-questions.aiken.txt", "--exam", exam.slug)
+    assert (result["format"], result["imported"]) == ("aiken", 2)
+    first, second = Question.objects.order_by("position")
+    assert [right for _, right, _ in options_of(first)] == [False, True, False, False]
+    # Plain text that looks like HTML is shown as written.
+    assert seen(second.stem) == (
+        "Moodle's abilities include handling user input that includes "
+        '<html class="cool"> & images:'
+    )
+    assert "<html" not in str(render_markdown(second.stem))
+
+
+def test_moodle_aiken_errors_fixture_writes_nothing_then_skips_invalid(capsys, exam):
+    path = FIXTURES / "moodle-aiken_errors.txt"
+    _, result = refused(capsys, path, "--exam", exam.slug)
+    assert result["imported"] == 0
+    assert [item["where"].rsplit(":", 1)[-1] for item in result["errors"]] == ["1", "5", "7", "14"]
+    assert "needs 2 to 8 options (this one has 1)" in result["errors"][0]["message"]
+    assert Question.objects.count() == 0
+    _, result = run(capsys, path, "--exam", exam.slug, "--skip-invalid")
+    assert result["imported"] == 2
+    assert len(result["errors"]) == 4
+    texts = [options_of(question) for question in Question.objects.order_by("position")]
+    assert texts[1] == [("Incorrect (No space)", False, ""), ("Correct (No space)", True, "")]
+
+
+# Files made to be awkward -------------------------------------------------------------------
+
+
+def test_an_answer_letter_naming_no_option_is_an_error_with_its_line(capsys, exam, tmp_path):
+    path = write(tmp_path, "bad.txt", "Which port does SSH use?\nA) 21\nB) 22\nANSWER: E\n")
+    _lines, result = refused(capsys, path, "--exam", exam.slug)
+    assert result["errors"] == [
+        {"where": f"{path}:4", "message": "ANSWER: E names no option (the options: A to B)"}
+    ]
+    assert Question.objects.count() == 0
+
+
+def test_gift_errors_have_their_place(capsys, exam, tmp_path):
+    path = write(
+        tmp_path,
+        "bad.gift",
+        "::ok:: Fine?{=yes ~no}\n\n::no-right:: Which?{~a ~b}\n\n::open:: Which?{=a ~b\n",
+    )
+    _, result = refused(capsys, path, "--exam", exam.slug)
+    assert [(e["where"], e["message"]) for e in result["errors"]] == [
+        (f"{path}:3", "no right answer: mark one with = or give positive %weights%"),
+        (f"{path}:5", "the answer block { has no closing }"),
+    ]
+    assert Question.objects.count() == 0
+
+
+def test_text_that_only_looks_like_html_stays_text(capsys, exam, tmp_path):
+    path = write(
+        tmp_path,
+        "looks.gift",
+        "::route:: Which command shows the route to <network>?"
+        "<script>alert(1)</script>{=show ip route <network> ~ping <host> # no *really*}\n\n"
+        "::plain:: [plain]Is <b>bold</b> & *starred* shown as typed?{T}\n\n"
+        "::md:: [markdown]Is **this** bold?{F}\n",
+    )
+    run(capsys, path, "--exam", exam.slug)
+    route, plain, md = Question.objects.order_by("position")
+    page = str(render_markdown(route.stem))
+    assert "script" not in page
+    assert "alert" not in page
+    assert seen(route.stem) == "Which command shows the route to <network>?"
+    assert options_of(route)[0][0] == "show ip route <network>"
+    assert seen(options_of(route)[1][2]) == "no *really*"
+    assert seen(plain.stem) == "Is <b>bold</b> & *starred* shown as typed?"
+    assert "<strong>this</strong>" in str(render_markdown(md.stem))
+
+
+def test_encodings(capsys, exam, tmp_path):
+    text = "::enc:: Qu'est-ce qu'un réseau ?{=Un réseau ~Une île}\n"
+    for name, raw in [
+        ("bom.gift", b"\xef\xbb\xbf" + text.encode()),
+        ("utf16.gift", text.encode("utf-16")),
+    ]:
+        _, result = run(capsys, write(tmp_path, name, raw), "--exam", exam.slug)
+        assert result["errors"] == []
+    assert Question.objects.count() == 1, "the same question in three encodings is one question"
+    lines, result = run(
+        capsys, write(tmp_path, "ansi.gift", text.encode("cp1252")), "--exam", exam.slug
+    )
+    assert any("read as Windows-1252" in line for line in lines)
+    assert Question.objects.get().stem == "Qu'est-ce qu'un réseau ?"
+    _, result = refused(
+        capsys, write(tmp_path, "bin.gift", b"::x:: y{=\x81\x8d ~b}"), "--exam", exam.slug
+    )
+    assert "not UTF-8" in result["errors"][0]["message"]
+
+
+def test_a_file_over_the_size_limit_is_refused_unread(capsys, exam, tmp_path, monkeypatch):
+    monkeypatch.setattr(foreign_import, "MAX_FILE_BYTES", 1000)
+    path = write(tmp_path, "huge.gift", "::q:: Which?{=a ~b}\n\n" * 100)
+    _, result = refused(capsys, path, "--exam", exam.slug)
+    assert "foreign banks are read up to" in result["errors"][0]["message"]
+    assert Question.objects.count() == 0
+
+
+def test_re_import_updates_and_never_duplicates(capsys, exam, tmp_path):
+    text = (
+        "$CATEGORY: $course$/top/Networking\n\n"
+        "::ssh:: Which port does SSH use?{=22 # SSH. ~23 # Telnet. ~21}\n\n"
+        "Which port does SSH use?{=22 ~80}\n\n"
+        "Which port does SSH use?{=22 ~80}\n"
+    )
+    path = write(tmp_path, "bank.gift", text)
+    _, first = run(capsys, path, "--exam", exam.slug)
+    assert first["imported"] == 3
+    ids = sorted(Option.objects.values_list("pk", flat=True))
+    _, again = run(capsys, path, "--exam", exam.slug)
+    assert (again["imported"], again["updated"], again["unchanged"]) == (0, 0, 3)
+    assert sorted(Option.objects.values_list("pk", flat=True)) == ids
+    # A curator publishes the named one and writes the rationale the source lacks.
+    ssh = Question.objects.get(uid__startswith="ssh-")
+    ssh.status = Status.PUBLISHED
+    ssh.explanation = "SSH listens on 22."
+    ssh.save()
+    Rationale.objects.filter(option__question=ssh, option__position=2).update(why="FTP.")
+    path.write_text(text.replace("# SSH.", "# Secure shell."), encoding="utf-8")
+    _, edited = run(capsys, path, "--exam", exam.slug)
+    assert (edited["imported"], edited["updated"], edited["unchanged"]) == (0, 1, 2)
+    ssh.refresh_from_db()
+    assert ssh.status == Status.REVIEW, "a question the source changed goes back to review"
+    assert ssh.explanation == "SSH listens on 22."
+    assert [why for _, _, why in options_of(ssh)] == ["Secure shell.", "Telnet.", "FTP."]
+    assert Question.objects.count() == 3
+
+
+def test_dry_run_writes_nothing_and_reports_the_same(capsys, exam):
+    path = FIXTURES / "moodle-questions.gift.txt"
+    lines, dry = run(capsys, path, "--exam", exam.slug, "--dry-run")
+    assert dry["dry_run"] is True
+    assert dry["imported"] == 4
+    assert any(line.startswith("Would import: 4 created") for line in lines)
+    assert Question.objects.count() == 0
+    assert not Topic.objects.filter(slug="imported").exists()
+    _, real = run(capsys, path, "--exam", exam.slug)
+    assert {**dry, "dry_run": False} == real
+
+
+def test_questions_without_a_category_go_to_the_topic_given(capsys, exam, tmp_path):
+    path = write(tmp_path, "a.txt", "Which?\nA. one\nB. two\nANSWER: A\n")
+    run(capsys, path, "--exam", exam.slug, "--topic", "general")
+    assert Question.objects.get().topic.slug == "general"
+    with pytest.raises(CommandError, match="no topic 'nope' in moodle-basics"):
+        call_command("import_bank", str(path), "--exam", exam.slug, "--topic", "nope")
+
+
+def test_the_command_needs_an_existing_exam_for_foreign_files(capsys, exam, tmp_path):
+    path = write(tmp_path, "a.gift", "Which?{=a ~b}\n")
+    with pytest.raises(CommandError, match="give --exam SLUG"):
+        call_command("import_bank", str(path))
+    with pytest.raises(CommandError, match="no exam 'nope'"):
+        call_command("import_bank", str(path), "--exam", "nope")
+
+
+def test_moodle_xml_and_qti_are_recognised_but_not_supported_yet(capsys, exam, tmp_path):
+    xml = write(tmp_path, "quiz.xml", '<?xml version="1.0"?>\n<quiz><question/></quiz>\n')
+    _, result = refused(capsys, xml, "--exam", exam.slug)
+    assert result["errors"][0]["message"].startswith("Moodle XML files are recognised but not")
+    qti = write(tmp_path, "item.xml", '<?xml version="1.0"?>\n<qti-assessment-item/>\n')
+    _, result = refused(capsys, qti, "--exam", exam.slug)
+    assert "QTI files are recognised but not supported yet" in result["errors"][0]["message"]
+
+
+def test_json_and_foreign_files_are_imported_in_separate_runs(tmp_path, exam):
+    gift = write(tmp_path, "a.gift", "Which?{=a ~b}\n")
+    bank = Path(__file__).parent / "data" / "sample-bank.json"
+    with pytest.raises(CommandError, match="separate runs"):
+        call_command("import_bank", str(bank), str(gift), "--exam", exam.slug)
+    with pytest.raises(CommandError, match="--dry-run: for GIFT and Aiken"):
+        call_command("import_bank", str(bank), "--dry-run")
+
+
+def test_detection():
+    assert foreign.detect_format('{"format": "courseiva-bank"}') == "json"
+    assert foreign.detect_format("Q?\nA) a\nB) b\nANSWER: A\n") == "aiken"
+    assert foreign.detect_format("// c\n::n:: Q?{T}\n") == "gift"
+    assert foreign.detect_format("Just some text.\n") is None
+
+
+def test_query_count_does_not_grow_with_the_questions(exam, tmp_path, capsys):
+    def queries(count: int, name: str) -> int:
+        text = "\n\n".join(f"::{name}{n}:: Which {n}?{{=a ~b ~c #no}}" for n in range(count))
+        path = write(tmp_path, f"{name}.gift", text)
+        with CaptureQueriesContext(connection) as captured:
+            call_command("import_bank", str(path), "--exam", exam.slug, "--topic", "general")
+        return len(captured)
+
+    assert queries(3, "small") == queries(60, "large")
+
+
+def test_only_published_questions_need_explanations_and_rationales(tmp_path, capsys):
+    from tests.banks import make_bank
+    from tests.banks import write as write_bank
+
+    bank = make_bank(2)
+    draft, published = bank["exams"][0]["questions"]
+    draft["status"] = "review"
+    for question in (draft, published):
+        question["explanation"] = ""
+        question["options"][1]["rationale"] = ""
+    with pytest.raises(CommandError):
+        call_command("import_bank", str(write_bank(tmp_path, bank)))
+    err = capsys.readouterr().err
+    assert "questions[1].explanation: a published question needs an explanation" in err
+    assert "questions[1].options[1].rationale: a published question needs a rationale" in err
+    assert "questions[0]" not in err
