@@ -8,7 +8,9 @@ Run from the project root:
 
 It generates a reproducible bank (random.Random(0)) of N questions with four options each and
 times `questions.bank_import.import_document` twice: into an empty database, then the same document
-again (the idempotent re-import, where nothing changes). It only prints; it never fails on time.
+again (the idempotent re-import, where nothing changes). Then the same bank as a GIFT file (a
+$CATEGORY per topic, names, feedback) goes through `questions.foreign_import` into an exam,
+twice. It only prints; it never fails on time.
 
 Django's settings can be configured once per process, so each database is measured in a
 child process of this script (`--backend sqlite` / `--backend postgres`); the parent prints a
@@ -36,6 +38,7 @@ from urllib.parse import urlsplit, urlunsplit
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 OPTIONS_PER_QUESTION = 4
 TARGET_SECONDS = 10  # what an import of 10,000 questions should stay under, for the reader
+GIFT_TARGET_SECONDS = 20  # the same for a GIFT file of 10,000 questions, on SQLite
 SMALL_BANK = 10  # questions in the bank whose query count is printed for comparison
 
 # Pools the generator draws from. The words only need to give realistic text lengths and
@@ -199,6 +202,72 @@ def small_document() -> dict[str, Any]:
     return document
 
 
+def gift_escape(text: str) -> str:
+    for char in "\\~=#{}:":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def make_gift(questions: int) -> str:
+    """The same bank as GIFT, as a teacher's Moodle export would have it: a $CATEGORY per
+    topic, a name per question, feedback on every answer, general feedback; the
+    select-all-that-apply questions with %weights%."""
+    exam = make_document(questions)["exams"][0]
+    titles = {topic["slug"]: topic["title"] for topic in exam["topics"]}
+    by_topic: dict[str, list[dict[str, Any]]] = {}
+    for question in exam["questions"]:
+        by_topic.setdefault(question["topic"], []).append(question)
+    chunks: list[str] = []
+    for slug, items in by_topic.items():
+        chunks.append(f"$CATEGORY: $course$/top/{titles[slug]}")
+        for question in items:
+            right = sum(option["correct"] for option in question["options"])
+            answers = []
+            for option in question["options"]:
+                text, why = gift_escape(option["text"]), gift_escape(option["rationale"])
+                if question["kind"] == "multiple":
+                    weight = f"%{100 / right:g}%" if option["correct"] else "%-100%"
+                    answers.append(f"~{weight}{text} #{why}")
+                else:
+                    answers.append(f"{'=' if option['correct'] else '~'}{text} #{why}")
+            chunks.append(
+                f"::{question['uid']}::[markdown]{gift_escape(question['stem'])}{{\n"
+                + "\n".join(f"    {answer}" for answer in answers)
+                + f"\n    ####{gift_escape(question['explanation'])}\n}}"
+            )
+    return "\n\n".join(chunks) + "\n"
+
+
+def measure_gift(backend: str, questions: int) -> None:
+    """Time a GIFT file of the same bank through the foreign-import pipeline into an exam:
+    decoding and parsing, then the import, then the same file again (nothing changes)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from questions.foreign_import import import_foreign, read_source
+    from questions.models import Exam
+
+    label = f"{backend:<8}"
+    raw = make_gift(questions).encode()
+    exam = Exam.objects.create(slug="bench-gift", code="GIFT", title="GIFT benchmark")
+    print(f"{label} GIFT file: {questions:,} questions, {len(raw) / 1e6:.1f} MB", flush=True)
+    for attempt in ("import", "re-import unchanged"):
+        with CaptureQueriesContext(connection) as queries:
+            started = time.perf_counter()
+            source = read_source("bench.gift", raw, "gift")
+            parsed = time.perf_counter()
+            report = import_foreign([source], exam.slug)
+            end = time.perf_counter()
+        target = f"  [target: under {GIFT_TARGET_SECONDS} s]" if attempt == "import" else ""
+        print(
+            f"{label} GIFT {attempt}: {end - started:6.2f} s (read {parsed - started:.2f} s, "
+            f"check and write {end - parsed:.2f} s), {report.imported:,} created, "
+            f"{report.updated:,} updated, {report.unchanged:,} unchanged, "
+            f"{len(report.errors)} errors, {len(queries):,} SQL queries{target}",
+            flush=True,
+        )
+
+
 # Measuring (in a child process) -----------------------------------------------------------
 
 
@@ -318,6 +387,7 @@ def measure(backend: str, questions: int) -> Result:
         f"SQL queries of a first import: {first[1]:,} for {questions:,} questions, "
         f"{len(small):,} for {SMALL_BANK} questions"
     )
+    measure_gift(backend, questions)
     return Result(backend, questions, first[0], again[0], first[1], again[1])
 
 
