@@ -5,7 +5,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
@@ -120,10 +120,23 @@ class ExamAdmin(admin.ModelAdmin[Exam]):
             )
 
 
+class WeightNotSetFilter(admin.SimpleListFilter):
+    """Topics an import created with weight 0, for a curator to give their blueprint weight."""
+
+    title = "blueprint weight"
+    parameter_name = "weight"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("unset", "weight not set (0)")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        return queryset.filter(weight=0) if self.value() == "unset" else queryset
+
+
 @admin.register(Topic)
 class TopicAdmin(admin.ModelAdmin[Topic]):
     list_display = ["title", "exam", "slug", "weight", "position"]
-    list_filter = ["exam"]
+    list_filter = ["exam", WeightNotSetFilter]
     list_select_related = ["exam"]
     search_fields = ["title", "slug", "exam__code", "exam__title"]
     ordering = ["exam__position", "exam__slug", "position"]
@@ -312,10 +325,23 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
 
     @admin.action(description="Publish selected questions")
     def publish(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
+        # Imported questions may lack an explanation or rationales; they stay unpublished.
+        incomplete = queryset.filter(Q(explanation="") | Q(options__rationale__why=""))
+        held = set(incomplete.values_list("pk", flat=True))
         count = self._update(
-            queryset, listed=True, status=Status.PUBLISHED, updated_at=timezone.now()
+            queryset.exclude(pk__in=held),
+            listed=True,
+            status=Status.PUBLISHED,
+            updated_at=timezone.now(),
         )
         self.message_user(request, f"Published {count} question(s).", messages.SUCCESS)
+        if held:
+            self.message_user(
+                request,
+                f"Not published: {len(held)} question(s) without an explanation or with an "
+                "option without a rationale. Write them first.",
+                messages.WARNING,
+            )
 
     @admin.action(description="Send selected questions to review")
     def send_to_review(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:

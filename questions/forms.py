@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
 from django.http import QueryDict
 
-from questions.models import Option, Question, Rationale, option_rule_problems
+from questions.models import Option, Question, Rationale, Status, option_rule_problems
 
 if TYPE_CHECKING:
     from questions.pages import QuestionPage
@@ -16,10 +16,13 @@ if TYPE_CHECKING:
 class OptionForm(forms.ModelForm[Option]):
     """An option together with its rationale, so that curators edit both in one row."""
 
+    # Required for published questions only (OptionFormSet.clean): an imported question in
+    # review may reach a curator without them.
     why = forms.CharField(
         label="Rationale",
+        required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Why it is (or is not) right here.",
+        help_text="Why it is (or is not) right here; required before publishing.",
     )
     tempting_because = forms.CharField(
         required=False,
@@ -90,6 +93,12 @@ class OptionFormSet(BaseInlineFormSet[Option, Question, forms.ModelForm[Option]]
             and not form.cleaned_data.get("DELETE")
             and (form.instance.pk is not None or form.has_changed())
         ]
+        if self.instance.status == Status.PUBLISHED:
+            for form in kept:
+                if not form.cleaned_data.get("why", "").strip():
+                    form.add_error("why", "This field is required.")
+            if any(form.errors for form in kept):
+                return
         corrects = [bool(form.cleaned_data.get("is_correct")) for form in kept]
         # The question form has already set the posted kind on the instance.
         problems = option_rule_problems(self.instance.kind, corrects)

@@ -284,11 +284,30 @@ def test_more_than_eight_options_is_a_form_error(curator):
     assert "A question needs 2 to 8 options (this one has 9)." in text
 
 
-def test_an_option_without_rationale_is_a_form_error(curator):
+def test_an_option_without_rationale_is_a_form_error_when_published(curator):
     text = post_invalid(
-        curator, options=[{"text": "A", "correct": True, "why": "a"}, {"text": "B", "why": ""}]
+        curator,
+        status="published",
+        options=[{"text": "A", "correct": True, "why": "a"}, {"text": "B", "why": ""}],
     )
     assert "This field is required." in text
+
+
+def test_a_question_in_review_may_wait_for_its_rationales(curator):
+    # Imported questions reach curators without rationales; they fill them in steps.
+    data = question_post(
+        topic=TopicFactory(),
+        status="review",
+        options=[{"text": "A", "correct": True, "why": ""}, {"text": "B", "why": ""}],
+    )
+    assert curator.post(reverse("admin:questions_question_add"), data).status_code == 302
+    question = Question.objects.get(uid="new-0001")
+    assert [option.rationale.why for option in question.options.all()] == ["", ""]
+    # ... and the publish action holds it back until they are written.
+    response = run_action(curator, "publish", [question])
+    assert "Not published: 1 question(s)" in response.text
+    question.refresh_from_db()
+    assert question.status == "review"
 
 
 def test_bad_tags_are_a_form_error(curator):

@@ -376,3 +376,13 @@ def test_only_published_questions_need_explanations_and_rationales(tmp_path, cap
     assert "questions[1].explanation: a published question needs an explanation" in err
     assert "questions[1].options[1].rationale: a published question needs a rationale" in err
     assert "questions[0]" not in err
+
+
+def test_the_admin_lists_topics_whose_weight_is_not_set(client, exam, capsys):
+    from tests.factories import StaffFactory
+
+    run(capsys, FIXTURES / "peg-category1.gift", "--exam", exam.slug)
+    client.force_login(StaffFactory())
+    page = client.get("/admin/questions/topic/", {"weight": "unset"}).text
+    assert "Default for LING-373-2194-B" in page
+    assert ">General<" not in page
