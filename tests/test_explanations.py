@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from progress.cohorts.models import Cohort, Membership
 from progress.mocks.models import MockExam, MockItem
@@ -190,3 +191,22 @@ def test_a_mock_started_before_any_forecast_says_so(client, learner, exam):
     mock.submit()
     page = text_of(client.get(reverse("mock_report", args=[mock.code])).text)
     assert "none yet: some topics had too few answers" in page
+
+
+def test_after_a_rebuild_the_dates_are_those_of_the_answers(client, learner, exam):
+    import io
+
+    from django.core.management import call_command
+
+    from progress.practice.models import Attempt
+    from progress.readiness.models import TopicReadiness
+
+    answer_both(learner, exam, 6, right=True)
+    long_ago = timezone.now() - timedelta(days=40)
+    Attempt.objects.filter(learner=learner).update(answered_at=long_ago)
+    call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
+    assert {row.updated_at for row in TopicReadiness.objects.filter(learner=learner)} == {long_ago}
+    assert ExamAbility.objects.get(learner=learner, exam=exam).updated_at == long_ago
+    page = text_of(client.get(HOME).text)
+    assert f"the latest on {long_ago:%-d %b %Y}" in page
+    assert f"Storage: 6 answers, 6 right, the latest on {long_ago:%-d %b}" in page

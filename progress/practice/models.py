@@ -401,12 +401,20 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         return {row["question_id"]: [row["right"], row["wrong"]] for row in rows}
 
     def answers_after(self, attempt_id: int) -> Iterator[LoggedAnswer]:
-        """(attempt id, learner, question, topic, exam, correct) of the attempts after this
-        one, in id order: what the readiness rebuild replays (an AnswerLog)."""
+        """(attempt id, learner, question, topic, exam, correct, when) of the attempts after
+        this one, in id order: what the readiness rebuild replays (an AnswerLog)."""
         return (
             self.filter(pk__gt=attempt_id)
             .order_by("pk")
-            .values_list("pk", "learner_id", "question_id", "topic_id", "exam_id", "is_correct")
+            .values_list(
+                "pk",
+                "learner_id",
+                "question_id",
+                "topic_id",
+                "exam_id",
+                "is_correct",
+                "answered_at",
+            )
             .iterator(chunk_size=5000)
         )
 

@@ -8,6 +8,7 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from django.db import transaction
@@ -43,7 +44,7 @@ class RebuildReport:
 
 # One recorded answer as the rebuild reads it: (attempt id, learner, question, topic, exam,
 # correct).
-LoggedAnswer = tuple[int, int, int | None, int | None, int | None, bool]
+LoggedAnswer = tuple[int, int, int | None, int | None, int | None, bool, datetime]
 
 
 class AnswerLog(Protocol):
@@ -67,7 +68,7 @@ def fit_on_attempts(
     of their own, as readiness keeps them apart. Reads every attempt once."""
     sequences: dict[tuple[int, int | None], list[learner_model.Answer]] = {}
     last_id = 0
-    for attempt_id, learner_id, question_id, topic_id, exam_id, correct in log.answers_after(0):
+    for attempt_id, learner_id, question_id, topic_id, exam_id, correct, _ in log.answers_after(0):
         last_id = attempt_id
         if topic_id is None:
             continue
@@ -118,13 +119,15 @@ def rebuild_readiness(
     # they are measured (measuring doubles the cost of an answer).
     lengths = log.sequence_lengths()
     exam_counts: dict[tuple[int, int], int] = {}
+    exam_last: dict[tuple[int, int], datetime] = {}
+    topic_last: dict[tuple[int, int], datetime] = {}
     counts: dict[int, int] = {}
     sums: dict[tuple[int, int], float] = {}  # (learner, topic) -> difficulty_sum
     items: dict[int, learner_model.ItemState] = {}
 
     def replay(rows: Iterator[LoggedAnswer]) -> int:
         last = 0
-        for attempt_id, learner_id, question_id, topic_id, exam_id, correct in rows:
+        for attempt_id, learner_id, question_id, topic_id, exam_id, correct, at in rows:
             last = attempt_id
             if topic_id is None or exam_id is None:
                 continue
@@ -149,6 +152,9 @@ def rebuild_readiness(
                     kept = movers[key] = deque(maxlen=MOVERS_KEPT)
                 kept.extend(moved)
             exam_counts[key] = done + 1
+            # When each state last moved: the explanations say how recent the answers are.
+            exam_last[key] = at
+            topic_last[(learner_id, topic_id)] = at
             counts[learner_id] = counts.get(learner_id, 0) + 1
             report.answers += 1
             if progress is not None and report.answers % 10_000 == 0:
@@ -176,7 +182,7 @@ def rebuild_readiness(
                     learner_id=learner_id, exam_id=exam_id, state=state_of(state),
                     answers=exam_counts[(learner_id, exam_id)],
                     movers=[list(m) for m in movers.get((learner_id, exam_id), ())],
-                    updated_at=now,
+                    updated_at=exam_last.get((learner_id, exam_id), now),
                 )
                 for (learner_id, exam_id), state in states.items()
             ),
@@ -185,7 +191,11 @@ def rebuild_readiness(
         TopicReadiness.objects.bulk_create(
             (
                 TopicReadiness.from_state(
-                    learner_id, int(t), topic, now, sums.get((learner_id, int(t)), 0.0)
+                    learner_id,
+                    int(t),
+                    topic,
+                    topic_last.get((learner_id, int(t)), now),
+                    sums.get((learner_id, int(t)), 0.0),
                 )
                 for (learner_id, _), state in states.items()
                 for t, topic in state.topics.items()
