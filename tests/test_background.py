@@ -253,6 +253,9 @@ def test_the_pages_say_how_fresh_their_figures_are(client, cohort, exam, instruc
         assert "4\xa0minutes ago</time>" in client.get(url).text
     text = client.get(items).text
     assert "2\xa0hours ago</time>" in text
+    ExamReadiness.objects.update(computed_at=timezone.now() - timedelta(seconds=20))
+    assert "Figures updated <time" in client.get(cohort.get_absolute_url()).text
+    assert ">just now</time>" in client.get(cohort.get_absolute_url()).text
     for page in (empty, text):
         assert "manage.py" not in page
 

@@ -1,7 +1,9 @@
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
 
 register = template.Library()
 
@@ -55,3 +57,13 @@ def signed_points(value: float | None) -> str:
         return "no change"
     sign = "+" if points > 0 else "\u2212"
     return f"{sign}{abs(points)} point{'' if abs(points) == 1 else 's'}"
+
+
+@register.filter
+def ago(value: datetime | None) -> str:
+    """`{{ computed_at|ago }}`: "just now" under a minute, else "4 minutes ago"."""
+    if value is None:
+        return ""
+    if timezone.now() - value < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(value)} ago"
