@@ -270,3 +270,18 @@ def test_the_admin_lists_the_tasks(client, exam):
         reverse("admin:django_tasks_database_dbtaskresult_changelist") + "?status__exact=FAILED"
     )
     assert response.status_code == 200
+
+
+def test_finished_tasks_are_pruned_after_two_weeks_failed_ones_after_four(exam):
+    from progress.tasks import prune_finished_tasks
+
+    for _ in range(3):
+        tasks.refresh_item_statistics.enqueue()
+    run_worker()
+    old, older, recent = DBTaskResult.objects.order_by("pk")
+    DBTaskResult.objects.filter(pk=old.pk).update(finished_at=timezone.now() - timedelta(days=15))
+    DBTaskResult.objects.filter(pk=older.pk).update(
+        status="FAILED", finished_at=timezone.now() - timedelta(days=20)
+    )
+    prune_finished_tasks.call()
+    assert set(DBTaskResult.objects.values_list("pk", flat=True)) == {older.pk, recent.pk}
