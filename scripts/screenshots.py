@@ -54,11 +54,10 @@ def build_site(environment: dict[str, str]) -> dict[str, str]:
     from django.core.management import call_command
 
     from progress.accounts.models import User
-    from progress.cohorts.models import Cohort, Membership
+    from progress.cohorts.models import Cohort
     from progress.mocks.models import MockExam
-    from progress.practice.models import Attempt, Quiz, Source
+    from progress.practice.models import Attempt, Quiz
     from questions.models import Exam, Question
-    from questions.pages import question_page
 
     call_command("migrate", verbosity=0)
     call_command("seed_demo", verbosity=0, stdout=io.StringIO())  # its passwords: not needed
@@ -69,41 +68,22 @@ def build_site(environment: dict[str, str]) -> dict[str, str]:
         user.save()
     exam = Exam.objects.order_by("position", "code").first()
     assert exam is not None
-    questions = list(Question.objects.published().filter(topic__exam=exam).order_by("position"))
-    cohort = Cohort.objects.get(name="Demo class", exam=exam)
-    classmates = [User.objects.create_user(f"classmate{n}", password=None) for n in range(1, 6)]
-    for number, who in enumerate([learner, *classmates]):
-        for index, question in enumerate(questions):
-            if (index + number) % 3 == 0:
-                continue  # each learner skips a different third
-            page = question_page(question.uid)
-            assert page is not None
-            keys = [option.key for option in page.options]
-            right = [o.key for o in page.options if o.is_correct]
-            chosen = right if (index * 7 + number) % 4 else keys[:1]
-            Attempt.objects.record(
-                learner=who, page=page, grade=page.grade(chosen), source=Source.PAGE
-            )
-        if who is not learner:
-            Membership.objects.get_or_create(cohort=cohort, learner=who)
-    mock = MockExam.objects.start(learner=learner, exam=exam)
-    for item in mock.items.select_related("question")[: mock.question_count - 3]:
-        page = question_page(item.question.uid) if item.question else None
-        if page is None:
-            continue
-        correct = [o.key for o in page.options if o.is_correct]
-        item.chosen_keys = correct if item.position % 3 else [page.options[-1].key]
-        item.save(update_fields=["chosen_keys"])
-    mock.submit()
+    # The demo has the learner's history, a mock sitting and the demo class (seed_demo).
+    # A question the learner has not answered, or (the demo learner has met most) any.
+    answered = Attempt.objects.filter(learner=learner).values("question_id")
+    questions = Question.objects.published().filter(topic__exam=exam).order_by("position")
+    fresh = questions.exclude(pk__in=answered).first() or questions.first()
+    assert fresh is not None
+    mock = MockExam.objects.for_learner(learner).submitted().latest("submitted_at")
     quiz = Quiz.objects.start(learner=learner, exam=exam, topic=None, selection="any", length=10)
     assert quiz is not None
-    call_command("compute_item_statistics", verbosity=0)
-    fresh = next(q for index, q in enumerate(questions) if index % 3 == 0)
+    cohort = Cohort.objects.get(name="Demo class", exam=exam)
     return {
         "question": fresh.get_absolute_url(),
         "quiz": f"/progress/quizzes/{quiz.code}/1/",
         "mock_report": f"/progress/mocks/{mock.code}/report/",
         "progress": "/progress/",
+        "plan": f"/progress/plan/{exam.slug}/",
         "cohort": cohort.get_absolute_url(),
     }
 
@@ -164,7 +144,10 @@ def photograph(base: str, urls: dict[str, str], out: Path, kind: str) -> list[Pa
                     page.goto(urls["mock_report"])
                     shot("mock-report")
                     page.goto(urls["progress"])
+                    page.locator("details.why summary").first.click()  # "why" opened
                     shot("progress")
+                    page.goto(urls["plan"])
+                    shot("plan")
                 else:
                     page.goto(urls["cohort"])
                     shot("cohort")
