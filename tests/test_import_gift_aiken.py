@@ -386,3 +386,19 @@ def test_the_admin_lists_topics_whose_weight_is_not_set(client, exam, capsys):
     page = client.get("/admin/questions/topic/", {"weight": "unset"}).text
     assert "Default for LING-373-2194-B" in page
     assert ">General<" not in page
+
+
+@pytest.mark.parametrize(
+    ("source", "text_format"),
+    [
+        ("<p>First *para*</p><p>Then &eacute; &amp; &lt;x&gt;</p>", "html"),
+        ("1. not a list\n# not a heading", "moodle"),
+        ("1) one\n- two\n# three *x* \\ back", "plain"),
+        ("text_with_under [link]", "moodle"),
+    ],
+)
+def test_source_text_reads_as_its_author_wrote_it(source, text_format):
+    page = str(render_markdown(foreign.to_markdown(source, text_format)))
+    text = html.unescape(re.sub(r"<[^>]+>", " ", page))
+    expected = html.unescape(re.sub(r"<[^>]+>", " ", source)) if text_format != "plain" else source
+    assert text.split() == expected.split()

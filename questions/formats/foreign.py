@@ -187,13 +187,15 @@ def detect_format(text: str) -> str | None:
 
 # What Python-Markdown would read as markup in running text, escaped with a backslash.
 _MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]])")
-# What it would read as markup at the start of a line (headings, quotes, lists, code).
-_MARKDOWN_LINE_START = re.compile(r"^(\s*)([#>+\-]|\d+(?=[.)]))", re.M)
+# What it would read as markup at the start of a line (headings, quotes, lists).
+_MARKDOWN_LINE_START = re.compile(r"^(\s*)([#>+\-])", re.M)
+_MARKDOWN_ORDERED = re.compile(r"^(\s*)(\d+)([.)])", re.M)
 
 
 def _escape_markdown(text: str) -> str:
     text = _MARKDOWN_INLINE.sub(r"\\\1", text)
     text = _MARKDOWN_LINE_START.sub(r"\1\\\2", text)
+    text = _MARKDOWN_ORDERED.sub(r"\1\2\\\3", text)
     # Leading spaces would make an indented code block of the line.
     return re.sub(r"^[ \t]+", "", text, flags=re.M)
 
@@ -253,23 +255,30 @@ def html_to_markdown(source: str, *, keep_line_breaks: bool = False) -> str:
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,
     )
-    parts = _HTML_TAG.split(cleaned)
-    in_pre = 0
-    out: list[str] = []
-    for part in parts:
+    # Text between the tags takes entities rather than backslashes for what Markdown would
+    # read as markup: Markdown leaves a raw HTML block (`<p>...`) as it is, backslashes
+    # included, while an entity means the character in either place.
+    out = []
+    for part in _HTML_TAG.split(cleaned):
         if part.startswith("<"):
-            name = part.strip("</>").split()[0].lower() if part.strip("</>") else ""
-            if name == "pre":
-                in_pre += -1 if part.startswith("</") else 1
-            out.append(part)
-        elif in_pre:
             out.append(part)
         else:
-            # HTML ignores newlines and runs of spaces; Markdown does not.
-            out.append(_MARKDOWN_INLINE.sub(r"\\\1", re.sub(r"\s+", " ", part)))
+            out.append(part.translate(_HTML_MARKDOWN_ENTITIES))
     text = "".join(out).strip()
-    # A line of the result must not start like a Markdown block (heading, list, code).
-    return _MARKDOWN_LINE_START.sub(r"\1\\\2", text)
+    if not re.search(r"<pre[\s>]", text):
+        # HTML ignores newlines and runs of spaces; Markdown does not.
+        text = re.sub(r"\s+", " ", text)
+    # The start must not read as a Markdown block (heading, list item).
+    return re.sub(r"^([+\-])|^(\d+)([.)])", _entity_start, text)
+
+
+_HTML_MARKDOWN_ENTITIES = str.maketrans({char: f"&#{ord(char)};" for char in "\\`*_[]#"})
+
+
+def _entity_start(match: re.Match[str]) -> str:
+    if match.group(1):
+        return f"&#{ord(match.group(1))};"
+    return f"{match.group(2)}&#{ord(match.group(3))};"
 
 
 def to_markdown(text: str, text_format: TextFormat) -> str:
