@@ -4,6 +4,9 @@ import of the apps (a test checks), so each part is fitted, tested and benchmark
 - `learner_model`: P(correct) for a learner on a question, updated in O(1) after each answer,
   and its fit on past answers;
 - `forecast`: readiness per topic and the pass likelihood of a mock exam;
+- `plan`: the study plan to an exam date and the pass likelihood projected on that day;
+- `learning_gain`: how much a practice answer teaches, fitted on real logs (PFA);
 - `evaluation`: learner logs read, split and replayed through the model, and scored;
-- `simulation`: simulated learners with known abilities, to check the forecast's calibration.
+- `simulation`: simulated learners with known abilities, to check the forecast's calibration;
+- `plan_simulation`: simulated learners following the plan against even practice.
 """
