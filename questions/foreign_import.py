@@ -1,4 +1,4 @@
-"""Foreign banks (GIFT, Aiken; next Moodle XML and QTI) written into an existing exam.
+"""Foreign banks (GIFT, Aiken, Moodle XML; next QTI) written into an existing exam.
 
 A reader in `questions.formats` turns a file's text into a `ParsedBank` (see
 `questions.formats.foreign`); this module is the one path from there into the bank:
@@ -28,7 +28,7 @@ from django.utils.text import slugify
 
 from questions.bank_checks import Problem, rule_problems, schema_problems
 from questions.bank_import import UPDATE_BATCH, _changed
-from questions.formats import aiken, gift
+from questions.formats import aiken, gift, moodle_xml
 from questions.formats.foreign import (
     MAX_FILE_BYTES,
     ForeignFileError,
@@ -50,10 +50,20 @@ from questions.models import (
 )
 from questions.pages import forget_exams
 
-READERS: dict[str, Callable[[str], ParsedBank]] = {"gift": gift.read, "aiken": aiken.read}
+READERS: dict[str, Callable[[str], ParsedBank]] = {
+    "gift": gift.read,
+    "aiken": aiken.read,
+    "moodle-xml": moodle_xml.read,
+}
 # Recognised by detect_format, read next: a clear error until their reader is in READERS.
-NOT_YET = {"moodle-xml": "Moodle XML", "qti": "IMS/1EdTech QTI"}
-FORMAT_NAMES = {"gift": "GIFT", "aiken": "Aiken", "json": "courseiva-bank JSON", **NOT_YET}
+NOT_YET = {"qti": "IMS/1EdTech QTI"}
+FORMAT_NAMES = {
+    "gift": "GIFT",
+    "aiken": "Aiken",
+    "moodle-xml": "Moodle XML",
+    "json": "courseiva-bank JSON",
+    **NOT_YET,
+}
 
 DEFAULT_TOPIC_SLUG = "imported"
 DEFAULT_TOPIC_TITLE = "Imported"
@@ -101,14 +111,15 @@ def read_source(label: str, raw: bytes, file_format: str = "auto") -> Source:
             detected = detect_format(text)
             if detected is None:
                 raise ForeignFileError(
-                    "cannot tell its format (not courseiva-bank JSON, GIFT or Aiken): give --format"
+                    "cannot tell its format (not courseiva-bank JSON, GIFT, Aiken or Moodle XML): "
+                    "give --format"
                 )
             file_format = detected
         bank.format = file_format
         if file_format in NOT_YET:
             raise ForeignFileError(
                 f"{NOT_YET[file_format]} files are recognised but not supported yet: "
-                "import GIFT, Aiken or courseiva-bank JSON"
+                "import GIFT, Aiken, Moodle XML or courseiva-bank JSON"
             )
         if file_format not in READERS:  # JSON: the command takes it the JSON import's way
             return Source(label, bank)

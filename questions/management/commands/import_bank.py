@@ -14,9 +14,9 @@ from questions.formats.courseiva import read_document
 class Command(BaseCommand):
     help = (
         "Import question-bank files. courseiva-bank JSON (version 1): every file is checked "
-        "first; if any has a problem, all problems are printed and nothing is written. GIFT "
-        "and Aiken (--exam required): the questions go into that exam, in review; the last "
-        "line printed is a JSON summary."
+        "first; if any has a problem, all problems are printed and nothing is written. GIFT, "
+        "Aiken and Moodle XML (--exam required): the questions go into that exam, in review; "
+        "the last line printed is a JSON summary."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -28,7 +28,7 @@ class Command(BaseCommand):
             help="The files' format; by default each file's is told from its content.",
         )
         parser.add_argument(
-            "--exam", metavar="SLUG", help="The exam GIFT and Aiken questions go into."
+            "--exam", metavar="SLUG", help="The exam GIFT, Aiken and Moodle XML questions go into."
         )
         parser.add_argument(
             "--topic",

@@ -1,0 +1,357 @@
+"""Moodle XML (https://docs.moodle.org/en/Moodle_XML_format) read into a `ParsedBank`.
+
+A `<quiz>` of `<question type="...">` elements. `type="category"` puts the questions after it
+in that category (`$course$/top/A/B`: A, then B). Read: `multichoice` (`<single>` true or
+false; an answer with a fraction above 0 is right, `<feedback>` per answer,
+`<generalfeedback>`) and `truefalse` (options True then False). Every other type is skipped
+with its place. Text is converted from its `format` attribute (html, moodle_auto_format,
+markdown, plain_text) as a learner would see it.
+
+The file is parsed only through defusedxml: a file that declares entities (an entity bomb,
+an external entity) is refused as a whole, never expanded or fetched. Files embedded as
+`<file encoding="base64">` and referred to as `@@PLUGINFILE@@/name` are not stored yet: the
+reference becomes a visible `[image: name]` and the question's notes say so.
+"""
+
+import re
+from typing import Any
+from urllib.parse import unquote
+from xml.etree.ElementTree import Element, TreeBuilder
+
+from defusedxml import DefusedXmlException, EntitiesForbidden, ExternalReferenceForbidden
+from defusedxml.ElementTree import DefusedXMLParser
+from defusedxml.ElementTree import ParseError as XMLSyntaxError
+
+from questions.formats.foreign import (
+    MAX_FILE_BYTES,
+    ForeignFileError,
+    ForeignOption,
+    ForeignQuestion,
+    ParsedBank,
+    ParseError,
+    Skipped,
+    TextFormat,
+    decode_text,
+    plain_to_markdown,
+    to_markdown,
+)
+
+FORMAT = "moodle-xml"
+
+TEXT_FORMATS: dict[str, TextFormat] = {
+    "html": "html",
+    "moodle_auto_format": "moodle",
+    "markdown": "markdown",
+    "plain_text": "plain",
+}
+# How reports name the types that are skipped; any other type is named as the file has it.
+SKIPPED_TYPES = {
+    "essay": "essay",
+    "matching": "matching",
+    "numerical": "numerical",
+    "shortanswer": "short answer",
+    "cloze": "cloze (embedded answers)",
+    "multianswer": "cloze (embedded answers)",
+    "description": "description",
+    "ddwtos": "drag and drop into text",
+    "gapselect": "select missing words",
+    "calculated": "calculated",
+    "calculatedsimple": "calculated",
+    "calculatedmulti": "calculated",
+}
+
+Parsed = ForeignQuestion | Skipped | ParseError
+
+
+class _LineTreeBuilder(TreeBuilder):
+    """Remembers the line each `<question>` starts on, for the report."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parser: DefusedXMLParser | None = None
+        self.lines: dict[Element, int] = {}
+
+    def start(self, tag: Any, attrs: dict[Any, Any], /) -> Element:
+        element = super().start(tag, attrs)
+        if tag == "question" and self.parser is not None:
+            # The pure-Python parser defusedxml builds on exposes its expat parser.
+            self.lines[element] = self.parser.parser.CurrentLineNumber
+        return element
+
+
+def read(source: str | bytes) -> ParsedBank:
+    bank = ParsedBank(FORMAT)
+    if isinstance(source, bytes):
+        try:
+            text, _ = decode_text(source)
+        except ForeignFileError as error:
+            bank.errors.append(ParseError(0, str(error)))
+            return bank
+    else:
+        text = source
+    if len(text) > MAX_FILE_BYTES:
+        bank.errors.append(
+            ParseError(0, f"the file is over {MAX_FILE_BYTES // (1024 * 1024)} MB (split it)")
+        )
+        return bank
+    parsed = _parse(text)
+    if isinstance(parsed, ParseError):
+        bank.errors.append(parsed)
+        return bank
+    root, lines = parsed
+    if root.tag != "quiz":
+        bank.errors.append(
+            ParseError(0, f"not a Moodle XML quiz: the document is <{root.tag}>, not <quiz>")
+        )
+        return bank
+    category: tuple[str, ...] = ()
+    position = 0
+    for element in root.iter("question"):
+        question_type = (element.get("type") or "").strip().lower()
+        line = lines.get(element, 0)
+        if question_type == "category":
+            category = _category(element)
+            continue
+        position += 1
+        name = " ".join(_text(element.find("name")).split())
+        place = f"question {position}" + (f" “{name}”" if name else "")
+        result = _question(element, question_type, line, place, name, category)
+        if isinstance(result, ForeignQuestion):
+            bank.questions.append(result)
+        elif isinstance(result, Skipped):
+            bank.skipped.append(result)
+        else:
+            bank.errors.append(result)
+    return bank
+
+
+def _parse(text: str) -> tuple[Element, dict[Element, int]] | ParseError:
+    builder = _LineTreeBuilder()
+    parser = DefusedXMLParser(target=builder)
+    builder.parser = parser
+    try:
+        parser.feed(text)
+        root = parser.close()
+    except EntitiesForbidden as error:
+        if error.sysid:
+            return ParseError(
+                0,
+                f"the file declares an external entity {error.name!r} ({error.sysid}): "
+                "refused, never read (Moodle exports have no entities)",
+            )
+        return ParseError(
+            0,
+            f"the file declares an entity {error.name!r}: refused, never expanded "
+            "(entity declarations are how an XML bomb works; Moodle exports have none)",
+        )
+    except ExternalReferenceForbidden as error:
+        return ParseError(
+            0, f"the file refers to an external resource ({error.sysid}): refused, never read"
+        )
+    except DefusedXmlException as error:
+        return ParseError(0, f"the file is refused: {error}")
+    except XMLSyntaxError as error:
+        line, column = error.position
+        message = re.sub(r": line \d+, column \d+$", "", str(error))
+        return ParseError(line, f"not well-formed XML: {message} (column {column + 1})")
+    return root, builder.lines
+
+
+def _question(
+    element: Element,
+    question_type: str,
+    line: int,
+    place: str,
+    name: str,
+    category: tuple[str, ...],
+) -> Parsed:
+    if question_type not in ("multichoice", "truefalse"):
+        label = SKIPPED_TYPES.get(question_type, question_type or "(no type)")
+        if question_type == "description":
+            return Skipped(line, label, f"{place}: a description, not a question")
+        return Skipped(line, label, f"{place}: {label} questions have no place in Courseiva's bank")
+    images: list[str] = []
+    question = ForeignQuestion(
+        line=line,
+        kind="single",
+        stem=_markdown(element.find("questiontext"), images),
+        options=[],
+        name=name,
+        identifier=_text(element.find("idnumber")).strip(),
+        category=category,
+        general_feedback=_markdown(element.find("generalfeedback"), images),
+    )
+    # Moodle 1.9 kept a question's picture beside its text rather than in it.
+    old_image = (element.findtext("image") or "").strip()
+    if old_image:
+        question.stem = f"{question.stem}\n\n{plain_to_markdown(_placeholder(old_image))}"
+        images.append(old_image)
+    answers: list[tuple[float, Element]] = []
+    for number, answer in enumerate(element.findall("answer"), start=1):
+        fraction = (answer.get("fraction") or "0").strip()
+        try:
+            answers.append((float(fraction), answer))
+        except ValueError:
+            return ParseError(
+                line, f"{place}: answer {number} has the fraction {fraction!r}, not a number"
+            )
+    if question_type == "truefalse":
+        result = _true_false(question, answers, place, images)
+    else:
+        result = _multiple_choice(question, element, answers, place, images)
+    if isinstance(result, ForeignQuestion) and images:
+        names = ", ".join(dict.fromkeys(images))
+        result.notes.append(
+            f"{place}: embedded file(s) {names} not imported yet: shown as “[image: …]” or "
+            "“[file: …]” for a curator to replace"
+        )
+    return result
+
+
+def _multiple_choice(
+    question: ForeignQuestion,
+    element: Element,
+    answers: list[tuple[float, Element]],
+    place: str,
+    images: list[str],
+) -> Parsed:
+    if not answers:
+        return ParseError(question.line, f"{place}: a multichoice question without answers")
+    single = (element.findtext("single") or "true").strip().lower() in ("true", "1")
+    fractions = [fraction for fraction, _ in answers]
+    best = max(fractions)
+    if best <= 0:
+        return ParseError(
+            question.line, f"{place}: no right answer (no answer has a fraction above 0)"
+        )
+    if single:
+        corrects = [fraction == best for fraction in fractions]
+        if sum(corrects) > 1:
+            return Skipped(
+                question.line,
+                "multiple choice with several right answers",
+                f"{place}: several answers are fully right and any one of them is enough: "
+                "Courseiva's questions have one right answer, or a set to choose together",
+            )
+        for fraction, answer in answers:
+            if 0 < fraction < best:
+                question.notes.append(
+                    f"{place}: partial credit ({fraction:g}%) for "
+                    f"{' '.join(_text(answer).split())!r} is not carried: it is a wrong option"
+                )
+    else:
+        corrects = [fraction > 0 for fraction in fractions]
+        if sum(corrects) > 1:
+            question.kind = "multiple"
+    question.options = [
+        ForeignOption(
+            _markdown(answer, images), correct, _markdown(answer.find("feedback"), images)
+        )
+        for (_, answer), correct in zip(answers, corrects, strict=True)
+    ]
+    return question
+
+
+def _true_false(
+    question: ForeignQuestion,
+    answers: list[tuple[float, Element]],
+    place: str,
+    images: list[str],
+) -> Parsed:
+    by_value: dict[str, tuple[float, Element]] = {}
+    for fraction, answer in answers:
+        value = _text(answer).strip().lower()
+        if value not in ("true", "false") or value in by_value:
+            return ParseError(
+                question.line,
+                f"{place}: a true/false question has one answer “true” and one “false” "
+                f"(found {value!r})",
+            )
+        by_value[value] = (fraction, answer)
+    if len(by_value) != 2:
+        return ParseError(
+            question.line, f"{place}: a true/false question has one answer “true” and one “false”"
+        )
+    if (by_value["true"][0] > 0) == (by_value["false"][0] > 0):
+        return ParseError(
+            question.line,
+            f"{place}: exactly one of “true” and “false” must have a fraction above 0",
+        )
+    question.kind = "truefalse"
+    question.options = [
+        ForeignOption(
+            label,
+            by_value[value][0] > 0,
+            _markdown(by_value[value][1].find("feedback"), images),
+        )
+        for value, label in (("true", "True"), ("false", "False"))
+    ]
+    return question
+
+
+def _category(element: Element) -> tuple[str, ...]:
+    """`$course$/top/Networking/Routing` as ("Networking", "Routing"). A `/` inside a
+    category's name is written `//`."""
+    path = (element.findtext("category/text") or "").strip()
+    segments = [
+        " ".join(segment.replace("\x00", "/").split())
+        for segment in path.replace("//", "\x00").split("/")
+    ]
+    if segments and re.fullmatch(r"\$\w+\$", segments[0]):
+        segments = segments[1:]
+    if segments and segments[0] == "top":
+        segments = segments[1:]
+    return tuple(segment for segment in segments if segment)
+
+
+def _text(element: Element | None) -> str:
+    """The `<text>` of a Moodle text element (`<questiontext>`, `<answer>`, `<name>`)."""
+    if element is None:
+        return ""
+    return element.findtext("text") or ""
+
+
+_PLUGINFILE_IMAGE = re.compile(
+    r"<img\b[^>]*?\bsrc\s*=\s*[\"']@@PLUGINFILE@@/([^\"'?#]*)[^>]*>", re.I
+)
+_PLUGINFILE_LINK = re.compile(
+    r"<a\b[^>]*?\bhref\s*=\s*[\"']@@PLUGINFILE@@/([^\"'?#]*)[^>]*>(.*?)</a\s*>", re.I | re.S
+)
+_PLUGINFILE_MARKDOWN_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*@@PLUGINFILE@@/([^)\s?#]*)[^)]*\)")
+_PLUGINFILE = re.compile(r"@@PLUGINFILE@@/([^\s\"'<>)?#]*)")
+
+
+def _placeholder(name: str, kind: str = "image") -> str:
+    return f"[{kind}: {name}]"
+
+
+def _markdown(element: Element | None, images: list[str]) -> str:
+    """A Moodle text element as our Markdown, its file references as placeholders (their
+    names added to `images`)."""
+    text = _text(element)
+    if not text.strip() or element is None:
+        return ""
+    text_format = TEXT_FORMATS.get((element.get("format") or "html").strip().lower(), "html")
+
+    def image(match: re.Match[str]) -> str:
+        name = unquote(match.group(1))
+        images.append(name)
+        return _placeholder(name)
+
+    def link(match: re.Match[str]) -> str:
+        name = unquote(match.group(1))
+        images.append(name)
+        return f"{match.group(2)} {_placeholder(name, 'file')}"
+
+    def link_text(match: re.Match[str]) -> str:
+        name = unquote(match.group(1))
+        images.append(name)
+        return _placeholder(name, "file")
+
+    if text_format in ("html", "moodle"):
+        text = _PLUGINFILE_IMAGE.sub(image, text)
+        text = _PLUGINFILE_LINK.sub(link, text)
+    elif text_format == "markdown":
+        text = _PLUGINFILE_MARKDOWN_IMAGE.sub(lambda match: plain_to_markdown(image(match)), text)
+    text = _PLUGINFILE.sub(link_text, text)
+    return to_markdown(text, text_format)
