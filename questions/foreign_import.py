@@ -1,4 +1,4 @@
-"""Foreign banks (GIFT, Aiken, Moodle XML; next QTI) written into an existing exam.
+"""Foreign banks (GIFT, Aiken, Moodle XML, QTI) written into an existing exam.
 
 A reader in `questions.formats` turns a file's text into a `ParsedBank` (see
 `questions.formats.foreign`); this module is the one path from there into the bank:
@@ -11,7 +11,8 @@ A reader in `questions.formats` turns a file's text into a `ParsedBank` (see
    our JSON import (`questions.bank_checks`), each problem reported at its place in the file;
 3. they are written in one transaction with bulk queries, in review, never published.
 
-Adding a format: a module with `read(text) -> ParsedBank` and a line in READERS.
+Adding a format: a module with `read(text) -> ParsedBank` and a line in READERS; a format
+whose files can also be zip packages (QTI) has a `read_package(raw)` in PACKAGE_READERS.
 """
 
 import hashlib
@@ -28,7 +29,7 @@ from django.utils.text import slugify
 
 from questions.bank_checks import Problem, rule_problems, schema_problems
 from questions.bank_import import UPDATE_BATCH, _changed
-from questions.formats import aiken, gift, moodle_xml
+from questions.formats import aiken, gift, moodle_xml, qti
 from questions.formats.foreign import (
     MAX_FILE_BYTES,
     ForeignFileError,
@@ -54,13 +55,17 @@ READERS: dict[str, Callable[[str], ParsedBank]] = {
     "gift": gift.read,
     "aiken": aiken.read,
     "moodle-xml": moodle_xml.read,
+    "qti": qti.read,
 }
+# Zip packages, read from their bytes (a zip is not text): told by the zip signature.
+PACKAGE_READERS: dict[str, Callable[[bytes], ParsedBank]] = {"qti": qti.read_package}
 # Recognised by detect_format, read next: a clear error until their reader is in READERS.
-NOT_YET = {"qti": "IMS/1EdTech QTI"}
+NOT_YET: dict[str, str] = {}
 FORMAT_NAMES = {
     "gift": "GIFT",
     "aiken": "Aiken",
     "moodle-xml": "Moodle XML",
+    "qti": "IMS/1EdTech QTI",
     "json": "courseiva-bank JSON",
     **NOT_YET,
 }
@@ -105,6 +110,9 @@ def read_source(label: str, raw: bytes, file_format: str = "auto") -> Source:
     """Decode and parse one file. An unreadable file becomes a Source whose bank has one
     file-level error, so that the report lists it with the others."""
     bank = ParsedBank(file_format if file_format != "auto" else "unknown")
+    if raw.startswith(qti.ZIP_MAGIC) and file_format in ("auto", *PACKAGE_READERS):
+        package_format = "qti" if file_format == "auto" else file_format
+        return Source(label, PACKAGE_READERS[package_format](raw))
     try:
         text, encoding = decode_text(raw)
         if file_format == "auto":
@@ -305,7 +313,8 @@ def _assign_uids(items: list[_Item], exam_slug: str) -> None:
         digest = hashlib.sha256(
             "\x1f".join([exam_slug, *identity, str(occurrence)]).encode()
         ).hexdigest()[:12]
-        name = slugify(item.question.name)[:UID_NAME_LENGTH].strip("-")
+        # slugify keeps underscores, which a uid does not take (QTI's `choice_multiple`).
+        name = re.sub(r"[-_]+", "-", slugify(item.question.name))[:UID_NAME_LENGTH].strip("-")
         item.uid = f"{name}-{digest}" if name else f"q-{digest}"
 
 

@@ -324,12 +324,6 @@ def test_the_command_needs_an_existing_exam_for_foreign_files(capsys, exam, tmp_
         call_command("import_bank", str(path), "--exam", "nope")
 
 
-def test_qti_is_recognised_but_not_supported_yet(capsys, exam, tmp_path):
-    qti = write(tmp_path, "item.xml", '<?xml version="1.0"?>\n<qti-assessment-item/>\n')
-    _, result = refused(capsys, qti, "--exam", exam.slug)
-    assert "QTI files are recognised but not supported yet" in result["errors"][0]["message"]
-
-
 def test_json_and_foreign_files_are_imported_in_separate_runs(tmp_path, exam):
     gift = write(tmp_path, "a.gift", "Which?{=a ~b}\n")
     bank = Path(__file__).parent / "data" / "sample-bank.json"

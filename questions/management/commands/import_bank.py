@@ -15,8 +15,8 @@ class Command(BaseCommand):
     help = (
         "Import question-bank files. courseiva-bank JSON (version 1): every file is checked "
         "first; if any has a problem, all problems are printed and nothing is written. GIFT, "
-        "Aiken and Moodle XML (--exam required): the questions go into that exam, in review; "
-        "the last line printed is a JSON summary."
+        "Aiken, Moodle XML and QTI (an item file or a zip package; --exam required): the "
+        "questions go into that exam, in review; the last line printed is a JSON summary."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -28,7 +28,9 @@ class Command(BaseCommand):
             help="The files' format; by default each file's is told from its content.",
         )
         parser.add_argument(
-            "--exam", metavar="SLUG", help="The exam GIFT, Aiken and Moodle XML questions go into."
+            "--exam",
+            metavar="SLUG",
+            help="The exam GIFT, Aiken, Moodle XML and QTI questions go into.",
         )
         parser.add_argument(
             "--topic",

@@ -1,0 +1,437 @@
+"""IMS QTI 2.1 and 1EdTech QTI 3.0 read into a `ParsedBank`: one item file (`read`) or a
+content package, a zip with `imsmanifest.xml` (`read_package`).
+
+XML is parsed only through defusedxml: a file that declares entities (the "billion laughs"
+bomb, external entities that would read local files) is refused, never expanded. A package
+is checked before any member is read: its member count, their total uncompressed size, and
+every member's name (no absolute path, no `..`, no symlink).
+
+A `choiceInteraction` is our question: `maxChoices` 1 single answer, any other multiple; its
+correct response names the right choices. The item body around the interaction (with its
+`prompt`) is the stem; a choice's `feedbackInline` its rationale; `modalFeedback` (and
+`feedbackBlock`) the explanation. Any other interaction, or several, is skipped, never half
+imported. QTI 2.1 and 3.0 differ mostly in spelling (`choiceInteraction`,
+`qti-choice-interaction`; `maxChoices`, `max-choices`): names are read in 2.1's spelling.
+
+A question's place is its number in the package (1 for a single file), and every message
+names the item's file and identifier.
+"""
+
+import html
+import io
+import posixpath
+import re
+import stat
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from xml.etree.ElementTree import Element
+from xml.etree.ElementTree import ParseError as XMLSyntaxError
+
+import defusedxml.ElementTree as SafeElementTree
+from defusedxml import DefusedXmlException
+
+from questions.formats.foreign import (
+    HTML_ELEMENTS,
+    ForeignOption,
+    ForeignQuestion,
+    ParsedBank,
+    ParseError,
+    Skipped,
+    to_markdown,
+)
+
+FORMAT = "qti"
+ZIP_MAGIC = b"PK\x03\x04"
+# A 10,000-question package is about 10,000 files and 20 MB unpacked; these leave room for
+# images while refusing a zip bomb before it is inflated.
+MAX_PACKAGE_FILES = 20_000
+MAX_PACKAGE_BYTES = 256 * 1024 * 1024
+
+_XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
+_VOID = frozenset({"br", "hr", "img", "wbr", "area", "col", "source", "track", "embed", "input"})
+# Shown only in some views or after scoring: never part of the stem.
+_CONDITIONAL = frozenset({"feedbackInline", "feedbackBlock", "modalFeedback", "templateBlock"})
+
+
+class QtiError(Exception):
+    """The file or package cannot be read at all: its message says where and why."""
+
+
+def name_of(element: Element) -> str:
+    """An element's local name in QTI 2.1's spelling: `qti-simple-choice` is `simpleChoice`."""
+    tag = element.tag if isinstance(element.tag, str) else ""
+    local = tag.rpartition("}")[2]
+    if not local.startswith("qti-"):
+        return local
+    first, *rest = local[4:].split("-")
+    return first + "".join(part.capitalize() for part in rest)
+
+
+def attribute(element: Element, name: str, default: str = "") -> str:
+    """An attribute in 2.1's spelling (`maxChoices`) or 3.0's (`max-choices`)."""
+    value = element.get(name)
+    if value is None:
+        value = element.get(re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), name))
+    return default if value is None else value
+
+
+def parse_xml(raw: bytes | str, place: str) -> Element:
+    try:
+        return SafeElementTree.fromstring(raw)
+    except DefusedXmlException as error:
+        raise QtiError(
+            f"{place}: refused: the XML declares entities or external references "
+            f"({type(error).__name__}), which are never expanded"
+        ) from None
+    except XMLSyntaxError as error:
+        raise QtiError(f"{place}: not well-formed XML ({error})") from None
+
+
+def _words(name: str) -> str:
+    """`textEntryInteraction` as "text entry"."""
+    name = name.removesuffix("Interaction")
+    return re.sub(r"([A-Z])", r" \1", name).strip().lower() or "interaction"
+
+
+# Single files -----------------------------------------------------------------------------
+
+
+def read(text: str) -> ParsedBank:
+    """One XML file: an item. A test or manifest alone names files it does not hold."""
+    bank = ParsedBank(FORMAT)
+    try:
+        root = parse_xml(text, "the file")
+    except QtiError as error:
+        bank.errors.append(ParseError(0, str(error)))
+        return bank
+    kind = name_of(root)
+    if kind == "assessmentItem":
+        _add(bank, read_item(root, "", 1))
+    elif kind == "questestinterop":
+        bank.errors.append(ParseError(0, "QTI 1.2 is not read: export QTI 2.1 or 3.0"))
+    elif kind in ("assessmentTest", "manifest"):
+        bank.errors.append(
+            ParseError(0, f"an {kind} refers to item files: import the content package (zip)")
+        )
+    else:
+        bank.errors.append(ParseError(0, f"not a QTI item (its root element is <{kind}>)"))
+    return bank
+
+
+def _add(bank: ParsedBank, result: "ForeignQuestion | Skipped | ParseError") -> None:
+    if isinstance(result, ForeignQuestion):
+        bank.questions.append(result)
+    elif isinstance(result, Skipped):
+        bank.skipped.append(result)
+    else:
+        bank.errors.append(result)
+
+
+# Items ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Html:
+    """HTML of item content, with the images met on the way (not stored yet)."""
+
+    images: list[str] = field(default_factory=list)
+
+    def inner(self, element: Element, *, replace: dict[int, str] | None = None) -> str:
+        parts = [html.escape(element.text or "", quote=False)]
+        for child in element:
+            parts.append(self.outer(child, replace=replace))
+            parts.append(html.escape(child.tail or "", quote=False))
+        return "".join(parts)
+
+    def outer(self, element: Element, *, replace: dict[int, str] | None = None) -> str:
+        if replace and id(element) in replace:
+            return replace[id(element)]
+        name = name_of(element)
+        if name in _CONDITIONAL:
+            return ""
+        if name == "rubricBlock" and "candidate" not in attribute(element, "view", "candidate"):
+            return ""
+        if name in ("img", "object") and (element.get("src") or element.get("data")):
+            source = element.get("src") or element.get("data") or ""
+            self.images.append(source)
+            return html.escape(f"[image: {source}]", quote=False)
+        if name not in HTML_ELEMENTS or name in ("object", "math", "svg"):
+            return self.inner(element, replace=replace)  # a QTI wrapper: its content
+        attributes = "".join(
+            f' {key}="{html.escape(value)}"'
+            for key, value in element.attrib.items()
+            if "}" not in key
+        )
+        if name in _VOID:
+            return f"<{name}{attributes}>"
+        return f"<{name}{attributes}>{self.inner(element, replace=replace)}</{name}>"
+
+
+def read_item(
+    root: Element, path: str, number: int, *, name: str = "", category: tuple[str, ...] = ()
+) -> ForeignQuestion | Skipped | ParseError:
+    """One `assessmentItem` as a question, or why not. `name` overrides the identity (an
+    identifier that repeats in a package); `category` is its section path."""
+    identifier = root.get("identifier", "")
+    title = root.get("title", "")
+    place = f"{path + ', ' if path else ''}item {identifier!r}" + (f" ({title})" if title else "")
+    body = next((child for child in root if name_of(child) == "itemBody"), None)
+    if body is None:
+        return Skipped(number, "no item body", f"{place}: nothing to ask")
+    if any(name_of(child) in ("templateDeclaration", "templateProcessing") for child in root):
+        return Skipped(
+            number, "template item", f"{place}: its values are computed for each attempt"
+        )
+    interactions = [el for el in body.iter() if name_of(el).endswith("Interaction")]
+    if not interactions:
+        return Skipped(number, "no interaction", f"{place}: nothing to answer")
+    if len(interactions) > 1:
+        kinds = ", ".join(_words(name_of(el)) for el in interactions)
+        return Skipped(
+            number, "several interactions", f"{place}: {kinds}; a question has one choice"
+        )
+    interaction = interactions[0]
+    if name_of(interaction) != "choiceInteraction":
+        return Skipped(number, _words(name_of(interaction)), f"{place}: not a choice question")
+    response_id = attribute(interaction, "responseIdentifier")
+    declaration = next(
+        (
+            child
+            for child in root
+            if name_of(child) == "responseDeclaration" and child.get("identifier") == response_id
+        ),
+        None,
+    )
+    if declaration is None:
+        return ParseError(number, f"{place}: no responseDeclaration {response_id!r}")
+    choices = [child for child in interaction if name_of(child) == "simpleChoice"]
+    choice_ids = [choice.get("identifier", "") for choice in choices]
+    notes: list[str] = []
+    correct = _correct_values(declaration, "correctResponse")
+    if not correct:
+        # Some tools score by a mapping alone: its positive entries are the right answers.
+        correct = _mapped_values(declaration)
+        if correct:
+            notes.append(f"{place}: no correct response; the positively mapped choices are")
+    if not correct:
+        return ParseError(number, f"{place}: the choice has no correct response")
+    unknown = [value for value in correct if value not in choice_ids]
+    if unknown:
+        return ParseError(
+            number,
+            f"{place}: the correct response names {', '.join(map(repr, unknown))}, which is "
+            f"no choice (choices: {', '.join(choice_ids)})",
+        )
+    out = _Html()
+    prompt = next((child for child in interaction if name_of(child) == "prompt"), None)
+    stem = out.inner(
+        body, replace={id(interaction): out.inner(prompt) if prompt is not None else ""}
+    )
+    options = []
+    for choice in choices:
+        feedback = " ".join(
+            out.inner(child) for child in choice if name_of(child) == "feedbackInline"
+        )
+        options.append(
+            ForeignOption(
+                text=to_markdown(out.inner(choice), "html"),
+                correct=choice.get("identifier", "") in correct,
+                feedback=to_markdown(feedback, "html"),
+            )
+        )
+    max_choices = attribute(interaction, "maxChoices", "1").strip()
+    for source in dict.fromkeys(out.images):
+        notes.append(f"{place}: image {source} not imported yet: “[image: …]” stands in its place")
+    explanation = _explanation(root, body, out)
+    return ForeignQuestion(
+        line=number,
+        kind="single" if max_choices == "1" else "multiple",
+        stem=to_markdown(stem, "html"),
+        options=options,
+        name=name or identifier,
+        identifier=identifier,
+        category=category,
+        general_feedback=explanation,
+        notes=notes,
+    )
+
+
+def _correct_values(declaration: Element, container: str) -> list[str]:
+    for child in declaration:
+        if name_of(child) == container:
+            return [(value.text or "").strip() for value in child if name_of(value) == "value"]
+    return []
+
+
+def _mapped_values(declaration: Element) -> list[str]:
+    values = []
+    for entry in declaration.iter():
+        if name_of(entry) == "mapEntry":
+            try:
+                if float(attribute(entry, "mappedValue", "0")) > 0:
+                    values.append(attribute(entry, "mapKey"))
+            except ValueError:
+                continue
+    return values
+
+
+def _explanation(root: Element, body: Element, out: _Html) -> str:
+    """Modal feedback (and feedback blocks in the body) as one explanation: the non-empty
+    ones in order, each under its title when there are several."""
+    blocks = [
+        element
+        for element in [*root, *body.iter()]
+        if name_of(element) in ("modalFeedback", "feedbackBlock")
+    ]
+    texts: dict[str, str] = {}
+    for block in blocks:
+        content = out.inner(block).strip()
+        if re.sub(r"<[^>]*>|\s", "", content):
+            texts.setdefault(content, attribute(block, "title"))
+    if len(texts) <= 1:
+        return to_markdown(next(iter(texts), ""), "html")
+    return to_markdown(
+        "".join(
+            (f"<p><strong>{html.escape(title)}</strong></p>" if title else "")
+            + f"<div>{text}</div>"
+            for text, title in texts.items()
+        ),
+        "html",
+    )
+
+
+# Packages ---------------------------------------------------------------------------------
+
+
+def read_package(raw: bytes) -> ParsedBank:
+    """A content package: the items of its tests in their order, each section's title a
+    category; items the manifest lists outside any test after them."""
+    bank = ParsedBank(FORMAT)
+    try:
+        archive = open_package(raw)
+        _read_package(archive, bank)
+    except QtiError as error:
+        bank.errors.append(ParseError(0, str(error)))
+    return bank
+
+
+def open_package(raw: bytes) -> zipfile.ZipFile:
+    """The zip, once its member names, count and sizes are found safe to read."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(raw))
+    except zipfile.BadZipFile as error:
+        raise QtiError(f"not a readable zip archive ({error})") from None
+    members = archive.infolist()
+    if len(members) > MAX_PACKAGE_FILES:
+        raise QtiError(
+            f"refused: the package has {len(members)} files; packages are read up to "
+            f"{MAX_PACKAGE_FILES}"
+        )
+    total = sum(member.file_size for member in members)
+    if total > MAX_PACKAGE_BYTES:
+        raise QtiError(
+            f"refused: the package unpacks to {total / 1e6:.0f} MB; packages are read up to "
+            f"{MAX_PACKAGE_BYTES // (1024 * 1024)} MB unpacked"
+        )
+    for member in members:
+        name = member.filename
+        if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+            raise QtiError(f"refused: the package holds an absolute path ({name})")
+        if ".." in re.split(r"[\\/]", name):
+            raise QtiError(f"refused: the package holds a path out of it ({name})")
+        if stat.S_ISLNK(member.external_attr >> 16):
+            raise QtiError(f"refused: the package holds a symbolic link ({name})")
+    return archive
+
+
+def _member(archive: zipfile.ZipFile, path: str) -> bytes:
+    try:
+        info = archive.getinfo(path)
+    except KeyError:
+        raise QtiError(f"{path}: listed but not in the package") from None
+    try:
+        with archive.open(info) as stream:
+            # The header's size was checked; a member that inflates past it is refused.
+            data = stream.read(info.file_size + 1)
+    except (zipfile.BadZipFile, OSError, EOFError) as error:
+        raise QtiError(f"{path}: cannot be unpacked ({error})") from None
+    if len(data) > info.file_size:
+        raise QtiError(f"{path}: unpacks to more than its header says: refused")
+    return data
+
+
+def _resolve(base: str, href: str, where: str) -> str:
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(base), href.split("#")[0]))
+    if href.startswith("/") or re.match(r"^[a-z][a-z0-9+.-]*:", href) or path.startswith(".."):
+        raise QtiError(f"{where}: {href!r} is not a file in the package")
+    return path
+
+
+@dataclass
+class _Ref:
+    path: str
+    category: tuple[str, ...] = ()
+
+
+def _read_package(archive: zipfile.ZipFile, bank: ParsedBank) -> None:
+    if "imsmanifest.xml" not in archive.namelist():
+        raise QtiError("not a QTI content package: no imsmanifest.xml at its top")
+    manifest = parse_xml(_member(archive, "imsmanifest.xml"), "imsmanifest.xml")
+    tests: list[str] = []
+    items: list[str] = []
+    for element in manifest.iter():
+        if name_of(element) != "resource":
+            continue
+        kind = element.get("type", "")
+        href = element.get("href", "")
+        if not href or not kind.startswith("imsqti_"):
+            continue
+        path = _resolve("imsmanifest.xml", element.get(_XML_BASE, "") + href, "imsmanifest.xml")
+        if "_test_" in kind:
+            tests.append(path)
+        elif "_item_" in kind:
+            items.append(path)
+    refs: dict[str, _Ref] = {}
+    for test_path in tests:
+        test = parse_xml(_member(archive, test_path), test_path)
+        _walk_test(test, test_path, (), refs)
+    for path in items:
+        refs.setdefault(path, _Ref(path))
+    if not refs:
+        raise QtiError("imsmanifest.xml lists no QTI items or tests")
+    parsed: list[tuple[int, _Ref, Element]] = []
+    for number, ref in enumerate(refs.values(), start=1):
+        try:
+            parsed.append((number, ref, parse_xml(_member(archive, ref.path), ref.path)))
+        except QtiError as error:
+            bank.errors.append(ParseError(number, str(error)))
+    identifiers = Counter(root.get("identifier", "") for _, _, root in parsed)
+    for identifier, count in identifiers.items():
+        if count > 1:
+            bank.notes.append(
+                f"item identifier {identifier!r} is used by {count} items: each is known by "
+                "its identifier and file"
+            )
+    for number, ref, root in parsed:
+        if name_of(root) != "assessmentItem":
+            bank.errors.append(ParseError(number, f"{ref.path}: not a QTI item"))
+            continue
+        identifier = root.get("identifier", "")
+        name = f"{identifier} {ref.path}" if identifiers[identifier] > 1 else identifier
+        _add(bank, read_item(root, ref.path, number, name=name, category=ref.category))
+
+
+def _walk_test(
+    element: Element, test_path: str, sections: tuple[str, ...], refs: dict[str, _Ref]
+) -> None:
+    for child in element:
+        kind = name_of(child)
+        if kind == "assessmentSection":
+            title = " ".join(child.get("title", "").split()) or child.get("identifier", "")
+            _walk_test(child, test_path, (*sections, title), refs)
+        elif kind == "assessmentItemRef":
+            path = _resolve(test_path, child.get("href", ""), test_path)
+            refs.setdefault(path, _Ref(path, sections))
+        elif kind == "testPart":
+            _walk_test(child, test_path, sections, refs)

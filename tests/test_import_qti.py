@@ -1,0 +1,368 @@
+"""`manage.py import_bank` with QTI 2.1 / 3.0 items and content packages: QTIWorks' and
+Citolab's samples (tests/data/foreign/README.md), and hostile files made here."""
+
+import io
+import json
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from questions import foreign_import
+from questions.formats import foreign, qti
+from questions.models import Question, Topic
+from tests.test_import_gift_aiken import options_of, refused, run, seen, write
+
+pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).parent / "data" / "foreign"
+QTI21 = "http://www.imsglobal.org/xsd/imsqti_v2p1"
+QTI3 = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
+
+
+@pytest.fixture
+def exam():
+    from tests.factories import ExamFactory, TopicFactory
+
+    exam = ExamFactory(slug="web-basics")
+    TopicFactory(exam=exam, slug="general", title="General", weight=100)
+    return exam
+
+
+def item(identifier: str, body: str, *, correct: str = "A", extra: str = "") -> str:
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<qti-assessment-item xmlns="{QTI3}" identifier="{identifier}" title="T {identifier}">
+  <qti-response-declaration identifier="RESPONSE" cardinality="single" base-type="identifier">
+    <qti-correct-response><qti-value>{correct}</qti-value></qti-correct-response>
+  </qti-response-declaration>
+  <qti-item-body>{body}</qti-item-body>{extra}
+</qti-assessment-item>"""
+
+
+CHOICE = """<qti-choice-interaction response-identifier="RESPONSE" max-choices="1">
+  <qti-prompt>Is it?</qti-prompt>
+  <qti-simple-choice identifier="A">Yes</qti-simple-choice>
+  <qti-simple-choice identifier="B">No</qti-simple-choice>
+</qti-choice-interaction>"""
+
+
+def package(files: dict[str, str | bytes], **infos: int) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def manifest(*items: str, test: str = "") -> str:
+    resources = "".join(
+        f'<resource identifier="r{n}" type="imsqti_item_xmlv3p0" href="{href}"/>'
+        for n, href in enumerate(items)
+    )
+    if test:
+        resources = f'<resource identifier="t" type="imsqti_test_xmlv3p0" href="{test}"/>' + (
+            resources
+        )
+    return (
+        '<manifest xmlns="http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1" identifier="m">'
+        f"<resources>{resources}</resources></manifest>"
+    )
+
+
+# Real files ---------------------------------------------------------------------------------
+
+
+def test_qtiworks_single_choice_item_with_its_image_as_placeholder(capsys, exam):
+    lines, result = run(capsys, FIXTURES / "qtiworks-choice.xml", "--exam", exam.slug)
+    assert result["format"] == "qti"
+    assert (result["imported"], result["errors"], result["skipped"]) == (1, [], [])
+    question = Question.objects.get()
+    assert question.kind == "single"
+    assert "What does it say?" in seen(question.stem)
+    assert "[image: images/sign.png]" in seen(question.stem)
+    assert options_of(question) == [
+        ("You must stay with your luggage at all times.", True, ""),
+        ("Do not let someone else look after your luggage.", False, ""),
+        ("Remember your luggage when you leave.", False, ""),
+    ]
+    assert any("image images/sign.png not imported yet" in line for line in lines)
+    assert question.topic.slug == "imported"
+
+
+@pytest.mark.parametrize("name", ["qtiworks-choice_multiple.xml", "cito-choice_multiple.xml"])
+def test_multiple_response_item_in_qti_2_1_and_3_0(capsys, exam, name):
+    _, result = run(capsys, FIXTURES / name, "--exam", exam.slug)
+    assert result["imported"] == 1
+    question = Question.objects.get()
+    assert question.kind == "multiple"
+    assert seen(question.stem) == "Which of the following elements are used to form water?"
+    assert [text for text, correct, _ in options_of(question) if correct] == [
+        "Hydrogen",
+        "Oxygen",
+    ]
+
+
+@pytest.mark.parametrize("name", ["qtiworks-text_entry.xml", "cito-text_entry.xml"])
+def test_text_entry_item_is_skipped_with_its_type_and_identifier(capsys, exam, name):
+    _, result = run(capsys, FIXTURES / name, "--exam", exam.slug)
+    assert result["imported"] == 0
+    [skipped] = result["skipped"]
+    assert skipped["type"] == "text entry"
+    assert "textEntry" in skipped["reason"] or "ITM-text_entry" in skipped["reason"]
+    assert not Question.objects.exists()
+
+
+def test_qti3_modal_feedback_becomes_the_explanation_and_empty_ones_are_ignored(capsys, exam):
+    run(capsys, FIXTURES / "cito-QUE_1_1.xml", "--exam", exam.slug)
+    question = Question.objects.get()
+    explanation = "Het juiste antwoord is: Richting het westen"
+    assert seen(question.explanation).split() == explanation.split()
+    assert [correct for _, correct, _ in options_of(question)] == [False, False, False, True]
+
+
+def test_qtiworks_package_sections_become_topics_in_test_order(capsys, exam):
+    path = FIXTURES / "qtiworks-WebDeveloperTest1.zip"
+    lines, result = run(capsys, path, "--exam", exam.slug)
+    assert (result["imported"], result["errors"]) == (8, [])
+    [skipped] = result["skipped"]
+    assert skipped["type"] == "several interactions"
+    assert skipped["where"].endswith("qtiworks-WebDeveloperTest1.zip:8")
+    assert "question8.xml, item 'inlineChoice'" in skipped["reason"]
+    assert result["topics_created"] == ["Electronics and Computer Science"]
+    stems = [seen(q.stem) for q in Question.objects.order_by("position")]
+    assert [stem.split()[:2] for stem in stems] == [
+        ["Question", str(n)] for n in (1, 2, 3, 4, 5, 6, 7, 9)
+    ]
+    assert {q.topic.title for q in Question.objects.all()} == {"Electronics and Computer Science"}
+    assert any("[image: directory.jpg]" in stem for stem in stems)
+    # Six items share the identifier "choice": they stay six, and a second import updates.
+    assert any("'choice' is used by 6 items" in line for line in lines)
+    _, again = run(capsys, path, "--exam", exam.slug)
+    assert (again["imported"], again["unchanged"]) == (0, 8)
+    assert Question.objects.count() == 8
+
+
+def test_qtiworks_zip_slip_package_is_refused(capsys, exam):
+    _, result = refused(capsys, FIXTURES / "qtiworks-ZipSlip.zip", "--exam", exam.slug)
+    [error] = result["errors"]
+    assert "path out of it (../etc/)" in error["message"]
+    assert not Question.objects.exists()
+
+
+# Made here ----------------------------------------------------------------------------------
+
+
+def test_inline_feedback_is_the_rationale_and_several_modal_feedbacks_join(capsys, exam, tmp_path):
+    body = """<p>Is <code>ping</code> ICMP?</p>
+<qti-choice-interaction response-identifier="RESPONSE" max-choices="1">
+  <qti-prompt>Pick one.</qti-prompt>
+  <qti-simple-choice identifier="A">Yes<qti-feedback-inline outcome-identifier="FEEDBACK"
+    identifier="A" show-hide="show">Echo request.</qti-feedback-inline></qti-simple-choice>
+  <qti-simple-choice identifier="B">No<qti-feedback-inline outcome-identifier="FEEDBACK"
+    identifier="B" show-hide="show">It is.</qti-feedback-inline></qti-simple-choice>
+</qti-choice-interaction>"""
+    extra = """<qti-modal-feedback outcome-identifier="F" identifier="x" show-hide="show"
+ title="Explanation"><qti-content-body><p>ICMP type 8.</p></qti-content-body>
+</qti-modal-feedback><qti-modal-feedback outcome-identifier="F" identifier="y" show-hide="show"
+ title="Common exam trap"><qti-content-body><p>Not UDP.</p></qti-content-body>
+</qti-modal-feedback>"""
+    path = write(tmp_path, "ping.xml", item("ping", body, extra=extra))
+    run(capsys, path, "--exam", exam.slug)
+    question = Question.objects.get()
+    assert seen(question.stem).split() == ["Is", "ping", "ICMP?", "Pick", "one."]
+    assert options_of(question) == [("Yes", True, "Echo request."), ("No", False, "It is.")]
+    assert seen(question.explanation).split() == (
+        ["Explanation", "ICMP", "type", "8.", "Common", "exam", "trap", "Not", "UDP."]
+    )
+
+
+def test_true_false_is_a_two_choice_question(capsys, exam, tmp_path):
+    path = write(tmp_path, "tf.xml", item("tf", CHOICE, correct="B"))
+    run(capsys, path, "--exam", exam.slug)
+    assert [correct for _, correct, _ in options_of(Question.objects.get())] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("body", "correct", "message"),
+    [
+        (CHOICE, "", "has no correct response"),
+        (CHOICE, "C", "names 'C', which is no choice (choices: A, B)"),
+    ],
+)
+def test_invalid_choice_item_is_an_error_with_its_place(
+    capsys, exam, tmp_path, body, correct, message
+):
+    text = item("bad", body, correct=correct)
+    if not correct:
+        text = text.replace(
+            "<qti-correct-response><qti-value></qti-value></qti-correct-response>", ""
+        )
+    path = write(tmp_path, "bad.xml", text)
+    _, result = refused(capsys, path, "--exam", exam.slug)
+    [error] = result["errors"]
+    assert error["where"].endswith("bad.xml:1")
+    assert error["message"].startswith("item 'bad' (T bad): ")
+    assert message in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("interaction", "kind"),
+    [
+        ('<qti-extended-text-interaction response-identifier="RESPONSE"/>', "extended text"),
+        ('<qti-match-interaction response-identifier="RESPONSE"/>', "match"),
+        ('<qti-order-interaction response-identifier="RESPONSE"/>', "order"),
+        ('<qti-hotspot-interaction response-identifier="RESPONSE"/>', "hotspot"),
+        ('<qti-upload-interaction response-identifier="RESPONSE"/>', "upload"),
+        (CHOICE + CHOICE, "several interactions"),
+        ("<p>Read this.</p>", "no interaction"),
+    ],
+)
+def test_other_items_are_skipped_never_half_imported(capsys, exam, tmp_path, interaction, kind):
+    path = write(tmp_path, "other.xml", item("other", interaction))
+    _, result = run(capsys, path, "--exam", exam.slug)
+    assert [entry["type"] for entry in result["skipped"]] == [kind]
+    assert not Question.objects.exists()
+
+
+ENTITY_BOMB = """<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>
+<assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1"
+ identifier="x">&lol3;</assessmentItem>
+"""
+EXTERNAL_ENTITY = """<?xml version="1.0"?>
+<!DOCTYPE item [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
+<assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1"
+ identifier="x">&secret;</assessmentItem>
+"""
+
+
+@pytest.mark.parametrize("text", [ENTITY_BOMB, EXTERNAL_ENTITY])
+def test_entities_are_refused_not_expanded(capsys, exam, tmp_path, text):
+    path = write(tmp_path, "evil.xml", text)
+    _, result = refused(capsys, path, "--exam", exam.slug)
+    [error] = result["errors"]
+    assert "refused: the XML declares entities" in error["message"]
+    assert "root:" not in json.dumps(result)
+
+
+def test_entity_bomb_inside_a_package_is_refused(capsys, exam, tmp_path):
+    raw = package({"imsmanifest.xml": manifest("a.xml"), "a.xml": ENTITY_BOMB})
+    _, result = refused(capsys, write(tmp_path, "p.zip", raw), "--exam", exam.slug)
+    assert "a.xml: refused: the XML declares entities" in result["errors"][0]["message"]
+
+
+def _zip_with(name: str, *, mode: int = 0o100644) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("imsmanifest.xml", manifest("a.xml"))
+        info = zipfile.ZipInfo(name)
+        info.external_attr = mode << 16
+        archive.writestr(info, "x")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (_zip_with("../../etc/cron.d/x"), "a path out of it (../../etc/cron.d/x)"),
+        (_zip_with("/etc/passwd"), "an absolute path (/etc/passwd)"),
+        (_zip_with("C:/Windows/x"), "an absolute path (C:/Windows/x)"),
+        (_zip_with("link", mode=stat.S_IFLNK | 0o777), "a symbolic link (link)"),
+        (b"PK\x03\x04 not really a zip", "not a readable zip archive"),
+    ],
+)
+def test_unsafe_packages_are_refused_with_a_clear_message(capsys, exam, tmp_path, raw, message):
+    _, result = refused(capsys, write(tmp_path, "p.zip", raw), "--exam", exam.slug)
+    [error] = result["errors"]
+    assert message in error["message"]
+    assert not Question.objects.exists()
+
+
+def test_too_many_files_are_refused(capsys, exam, tmp_path, monkeypatch):
+    monkeypatch.setattr(qti, "MAX_PACKAGE_FILES", 3)
+    raw = package({"imsmanifest.xml": manifest(), **{f"f{n}.txt": "" for n in range(3)}})
+    _, result = refused(capsys, write(tmp_path, "p.zip", raw), "--exam", exam.slug)
+    assert "the package has 4 files; packages are read up to 3" in result["errors"][0]["message"]
+
+
+def test_zip_bomb_is_refused_before_it_is_inflated(capsys, exam, tmp_path):
+    # 300 MB of zeros deflate to about 300 kB: refused from the headers' sizes.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("imsmanifest.xml", manifest("a.xml"))
+        with archive.open("a.xml", "w", force_zip64=True) as stream:
+            chunk = bytes(1024 * 1024)
+            for _ in range(300):
+                stream.write(chunk)
+    raw = buffer.getvalue()
+    assert len(raw) < 1_000_000
+    _, result = refused(capsys, write(tmp_path, "bomb.zip", raw), "--exam", exam.slug)
+    assert "unpacks to 315 MB; packages are read up to 256 MB" in result["errors"][0]["message"]
+
+
+def test_package_without_manifest_or_with_missing_item(capsys, exam, tmp_path):
+    raw = package({"a.xml": item("a", CHOICE)})
+    _, result = refused(capsys, write(tmp_path, "p.zip", raw), "--exam", exam.slug)
+    assert "no imsmanifest.xml" in result["errors"][0]["message"]
+    raw = package({"imsmanifest.xml": manifest("a.xml", "gone.xml"), "a.xml": item("a", CHOICE)})
+    _, result = refused(capsys, write(tmp_path, "q.zip", raw), "--exam", exam.slug)
+    assert result["errors"] == [
+        {"where": f"{tmp_path / 'q.zip'}:2", "message": "gone.xml: listed but not in the package"}
+    ]
+
+
+def test_nested_sections_and_item_paths_relative_to_the_test(capsys, exam, tmp_path):
+    test = f"""<qti-assessment-test xmlns="{QTI3}" identifier="t" title="T">
+<qti-test-part identifier="p" navigation-mode="linear" submission-mode="individual">
+<qti-assessment-section identifier="s1" title="Networking" visible="true">
+  <qti-assessment-section identifier="s2" title="Routing  basics" visible="true">
+    <qti-assessment-item-ref identifier="r2" href="../items/b.xml"/>
+  </qti-assessment-section>
+  <qti-assessment-item-ref identifier="r1" href="../items/a.xml"/>
+</qti-assessment-section></qti-test-part></qti-assessment-test>"""
+    raw = package(
+        {
+            "imsmanifest.xml": manifest("items/a.xml", "items/b.xml", test="tests/t.xml"),
+            "tests/t.xml": test,
+            "items/a.xml": item("a", CHOICE),
+            "items/b.xml": item("b", CHOICE),
+        }
+    )
+    _, result = run(capsys, write(tmp_path, "p.zip", raw), "--exam", exam.slug)
+    assert result["topics_created"] == ["Routing basics", "Networking"]
+    assert [(q.topic.title) for q in Question.objects.order_by("position")] == [
+        "Routing basics",
+        "Networking",
+    ]
+
+
+def test_dry_run_writes_nothing(capsys, exam):
+    _, result = run(
+        capsys, FIXTURES / "qtiworks-WebDeveloperTest1.zip", "--exam", exam.slug, "--dry-run"
+    )
+    assert (result["imported"], result["dry_run"]) == (8, True)
+    assert not Question.objects.exists()
+    assert not Topic.objects.filter(title="Electronics and Computer Science").exists()
+
+
+def test_format_is_detected_and_can_be_forced(exam):
+    raw = (FIXTURES / "cito-choice.xml").read_bytes()
+    assert foreign.detect_format(raw.decode()) == "qti"
+    assert foreign_import.read_source("x", raw).bank.format == "qti"
+    zipped = (FIXTURES / "qtiworks-WebDeveloperTest1.zip").read_bytes()
+    assert foreign_import.read_source("x", zipped, "qti").bank.questions
+    assert foreign_import.read_source("x", zipped).bank.format == "qti"
+
+
+def test_a_test_file_alone_says_to_import_the_package(capsys, exam, tmp_path):
+    test = f'<qti-assessment-test xmlns="{QTI3}" identifier="t" title="T"/>'
+    _, result = refused(capsys, write(tmp_path, "t.xml", test), "--exam", exam.slug)
+    assert "import the content package (zip)" in result["errors"][0]["message"]
+
+
+def test_exit_status_without_exam(exam):
+    with pytest.raises(CommandError, match="--exam"):
+        call_command("import_bank", str(FIXTURES / "qtiworks-choice.xml"))
