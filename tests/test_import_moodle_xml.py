@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from questions.formats import foreign, moodle_xml
 from questions.markup import render_markdown
-from questions.models import Option, Question, Topic
+from questions.models import Exam, Option, Question, Topic
 from tests.factories import ExamFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -300,3 +300,48 @@ def test_re_import_updates_and_never_duplicates(capsys, exam):
     assert (result["imported"], result["updated"], result["unchanged"]) == (0, 0, 4)
     assert set(Question.objects.values_list("uid", flat=True)) == uids
     assert Option.objects.count() == 8
+
+
+# Export and round trip ----------------------------------------------------------------------
+
+
+def test_export_moodle_xml_reads_back_as_the_same_questions(capsys, tmp_path):
+    call_command("import_bank", str(SAMPLE_BANK))
+    source = Exam.objects.get(slug="cloud-ml-engineer")
+    bank = tmp_path / "bank.xml"
+    call_command("export_bank", "--format", "moodle-xml", "-o", str(bank), "--exam", source.slug)
+    capsys.readouterr()
+    text = bank.read_text()
+    assert foreign.detect_format(text) == "moodle-xml"
+    assert "<text>$course$/top/CMLE/" in text
+    target = ExamFactory(slug="round-trip")
+    _, result = run(capsys, bank, "--exam", target.slug)
+    originals = list(Question.objects.filter(topic__exam=source).order_by("position"))
+    assert (result["imported"], result["skipped"], result["errors"]) == (len(originals), [], [])
+    copies = list(Question.objects.filter(topic__exam=target).order_by("position"))
+    for original, copy in zip(originals, copies, strict=True):
+        assert seen(copy.stem) == seen(original.stem)
+        assert copy.kind == original.kind
+        assert copy.topic.title == original.topic.title
+        assert seen(original.explanation) in seen(copy.explanation)
+        if original.trap:
+            assert f"Common exam trap {seen(original.trap)}" in seen(copy.explanation)
+        for mine, theirs in zip(
+            original.options.select_related("rationale"),
+            copy.options.select_related("rationale"),
+            strict=True,
+        ):
+            assert seen(theirs.text) == seen(mine.text)
+            assert theirs.is_correct == mine.is_correct
+            assert seen(theirs.rationale.why).startswith(seen(mine.rationale.why))
+    # A second import of the same file updates nothing and duplicates nothing.
+    _, result = run(capsys, bank, "--exam", target.slug)
+    assert (result["imported"], result["updated"], result["unchanged"]) == (0, 0, len(originals))
+    assert Question.objects.filter(topic__exam=target).count() == len(originals)
+
+
+def test_export_json_stays_the_default(capsys, tmp_path):
+    call_command("import_bank", str(SAMPLE_BANK))
+    capsys.readouterr()
+    call_command("export_bank")
+    assert json.loads(capsys.readouterr().out)["format"] == "courseiva-bank"

@@ -1,20 +1,38 @@
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from questions.bank_checks import Document
+from questions.formats import moodle_xml
 from questions.formats.courseiva import dump_document, export_document
 from questions.models import Exam
 
+# The formats a bank is written in: each turns the exported document into the file's text.
+WRITERS: dict[str, Callable[[Document], str]] = {
+    "json": dump_document,
+    "moodle-xml": moodle_xml.write_bank,
+}
+
 
 class Command(BaseCommand):
-    help = "Export the question bank (or some exams) as a courseiva-bank document."
+    help = (
+        "Export the question bank (or some exams) as a courseiva-bank document (JSON), or "
+        "with --format moodle-xml as Moodle XML."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--exam", action="append", metavar="SLUG", help="An exam to export (repeatable)."
+        )
+        parser.add_argument(
+            "--format",
+            choices=list(WRITERS),
+            default="json",
+            help="The file's format (default: courseiva-bank JSON).",
         )
         parser.add_argument(
             "-o", "--output", type=Path, metavar="FILE", help="Write here instead of stdout."
@@ -34,7 +52,7 @@ class Command(BaseCommand):
         else:
             exams = list(Exam.objects.all())
         document = export_document(exams)
-        text = dump_document(document)
+        text = WRITERS[options["format"]](document)
         output: Path | None = options["output"]
         if output is None:
             self.stdout.write(text, ending="")
