@@ -366,3 +366,62 @@ def test_a_test_file_alone_says_to_import_the_package(capsys, exam, tmp_path):
 def test_exit_status_without_exam(exam):
     with pytest.raises(CommandError, match="--exam"):
         call_command("import_bank", str(FIXTURES / "qtiworks-choice.xml"))
+
+
+# QTI 3.0 export and the round trip -----------------------------------------------------------
+
+
+def test_export_qti3_then_import_gives_the_same_questions(capsys, tmp_path):
+    from tests.factories import ExamFactory
+
+    call_command("import_bank", str(Path(__file__).parent / "data" / "sample-bank.json"))
+    capsys.readouterr()
+    source = list(
+        Question.objects.filter(topic__exam__slug="cloud-ml-engineer").order_by("position")
+    )
+    package_path = tmp_path / "bank.zip"
+    call_command(
+        "export_bank", "--format", "qti3", "-o", str(package_path), "--exam", "cloud-ml-engineer"
+    )
+    with zipfile.ZipFile(package_path) as archive:
+        names = archive.namelist()
+        item_xml = archive.read(f"items/{source[0].uid}.xml").decode()
+    assert "imsmanifest.xml" in names
+    assert "tests/cloud-ml-engineer.xml" in names
+    assert "<qti-feedback-inline" in item_xml
+    assert "<qti-modal-feedback" in item_xml
+
+    fresh = ExamFactory(slug="fresh")
+    _, result = run(capsys, package_path, "--exam", "fresh")
+    assert (result["imported"], result["errors"], result["skipped"]) == (len(source), [], [])
+    copied = list(Question.objects.filter(topic__exam=fresh).order_by("position"))
+    assert [q.topic.title for q in copied] == [q.topic.title for q in source]
+    for original, copy in zip(source, copied, strict=True):
+        assert seen(copy.stem).split() == seen(original.stem).split()
+        assert copy.kind == original.kind
+        assert [(" ".join(t.split()), c) for t, c, _ in options_of(copy)] == [
+            (" ".join(t.split()), c) for t, c, _ in options_of(original)
+        ]
+        assert [seen(why).split() for _, _, why in options_of(copy)] == [
+            seen(why).split() for _, _, why in options_of(original)
+        ]
+        expected = seen(original.explanation).split()
+        if original.trap:
+            expected = [
+                "Explanation",
+                *expected,
+                "Common",
+                "exam",
+                "trap",
+                *seen(original.trap).split(),
+            ]
+        assert seen(copy.explanation).split() == expected
+
+    _, again = run(capsys, package_path, "--exam", "fresh")
+    assert (again["imported"], again["updated"], again["unchanged"]) == (0, 0, len(source))
+    assert Question.objects.filter(topic__exam=fresh).count() == len(source)
+
+
+def test_export_qti3_needs_an_output_file():
+    with pytest.raises(CommandError, match="writes a zip: give -o"):
+        call_command("export_bank", "--format", "qti3")

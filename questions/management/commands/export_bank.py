@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from questions.bank_checks import Document
-from questions.formats import moodle_xml
+from questions.formats import moodle_xml, qti_export
 from questions.formats.courseiva import dump_document, export_document
 from questions.models import Exam
 
@@ -16,12 +16,15 @@ WRITERS: dict[str, Callable[[Document], str]] = {
     "json": dump_document,
     "moodle-xml": moodle_xml.write_bank,
 }
+# Formats whose file is not text (a zip package): written to a file only.
+BINARY_WRITERS: dict[str, Callable[[Document], bytes]] = {"qti3": qti_export.write_package}
 
 
 class Command(BaseCommand):
     help = (
         "Export the question bank (or some exams) as a courseiva-bank document (JSON), or "
-        "with --format moodle-xml as Moodle XML."
+        "with --format moodle-xml as Moodle XML, or with --format qti3 -o FILE.zip as a QTI 3.0 "
+        "content package."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -30,7 +33,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--format",
-            choices=list(WRITERS),
+            choices=[*WRITERS, *BINARY_WRITERS],
             default="json",
             help="The file's format (default: courseiva-bank JSON).",
         )
@@ -39,6 +42,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        binary = options["format"] in BINARY_WRITERS
+        if binary and options["output"] is None:
+            raise CommandError(f"--format {options['format']} writes a zip: give -o FILE.zip.")
         slugs: list[str] | None = options["exam"]
         if slugs:
             found = Exam.objects.in_bulk(slugs, field_name="slug")
@@ -52,18 +58,23 @@ class Command(BaseCommand):
         else:
             exams = list(Exam.objects.all())
         document = export_document(exams)
-        text = WRITERS[options["format"]](document)
+        content: str | bytes = (
+            BINARY_WRITERS[options["format"]](document)
+            if binary
+            else WRITERS[options["format"]](document)
+        )
         output: Path | None = options["output"]
         if output is None:
-            self.stdout.write(text, ending="")
+            assert isinstance(content, str)  # binary formats were refused without -o
+            self.stdout.write(content, ending="")
             return
         if not output.parent.is_dir():
             raise CommandError(f"Cannot write {output}: folder {output.parent} does not exist.")
         # Write beside the target and rename, so a failed export never leaves half a file.
         handle, temporary = tempfile.mkstemp(dir=output.parent, suffix=".tmp")
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(content.encode() if isinstance(content, str) else content)
             Path(temporary).replace(output)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
