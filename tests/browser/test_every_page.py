@@ -49,6 +49,12 @@ def answer_first_option(page) -> None:
     page.locator("#result").wait_for()
 
 
+def open_every_why(page) -> None:
+    """Opens every "why" of the readiness figures, so that their content is checked too."""
+    for summary in page.locator("details.why > summary").all():
+        summary.click()
+
+
 def set_a_goal(page) -> None:
     """Submits the goal form: the exam page it leads to shows a success message."""
     import datetime
@@ -142,6 +148,8 @@ def learner_pages(site) -> list[Visit]:
     return [
         *public_pages(site),
         Visit("dashboard", reverse("progress_home")),
+        Visit("dashboard, every why opened", reverse("progress_home"), open_every_why),
+        Visit("study plan", reverse("study_plan", args=[site["exam"].slug])),
         Visit("history", reverse("history")),
         Visit("bookmarks", reverse("bookmarks")),
         Visit("goal", reverse("study_goal")),
@@ -169,6 +177,11 @@ def instructor_pages(site) -> list[Visit]:
         Visit("cohort", cohort.get_absolute_url()),
         Visit("cohort by topic", reverse("cohort_topics", args=[cohort.code])),
         Visit("learner drill-down", reverse("cohort_learner", args=[cohort.code, "sweeper"])),
+        Visit(
+            "learner drill-down, every why opened",
+            reverse("cohort_learner", args=[cohort.code, "sweeper"]),
+            open_every_why,
+        ),
         Visit(
             "learner's mock report",
             reverse("cohort_learner_mock", args=[cohort.code, learner.username, mock.code]),
