@@ -10,7 +10,8 @@ It generates a reproducible bank (random.Random(0)) of N questions with four opt
 times `questions.bank_import.import_document` twice: into an empty database, then the same document
 again (the idempotent re-import, where nothing changes). Then the same bank as a GIFT file (a
 $CATEGORY per topic, names, feedback) goes through `questions.foreign_import` into an exam,
-twice. It only prints; it never fails on time.
+twice; and as a QTI 3.0 content package (our own export: a section per topic, an item per
+question), twice. It only prints; it never fails on time.
 
 Django's settings can be configured once per process, so each database is measured in a
 child process of this script (`--backend sqlite` / `--backend postgres`); the parent prints a
@@ -39,6 +40,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 OPTIONS_PER_QUESTION = 4
 TARGET_SECONDS = 10  # what an import of 10,000 questions should stay under, for the reader
 GIFT_TARGET_SECONDS = 20  # the same for a GIFT file of 10,000 questions, on SQLite
+QTI_TARGET_SECONDS = 20  # the same for a QTI package of 10,000 questions, on SQLite
 SMALL_BANK = 10  # questions in the bank whose query count is printed for comparison
 
 # Pools the generator draws from. The words only need to give realistic text lengths and
@@ -268,6 +270,37 @@ def measure_gift(backend: str, questions: int) -> None:
         )
 
 
+def measure_qti(backend: str, questions: int) -> None:
+    """Time a QTI 3.0 package of the same bank (written by our exporter) through the
+    foreign-import pipeline: unzipping and parsing every item, then the import, then again."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from questions.foreign_import import import_foreign, read_source
+    from questions.formats.qti_export import write_package
+    from questions.models import Exam
+
+    label = f"{backend:<8}"
+    raw = write_package(make_document(questions))
+    exam = Exam.objects.create(slug="bench-qti", code="QTI", title="QTI benchmark")
+    print(f"{label} QTI package: {questions:,} questions, {len(raw) / 1e6:.1f} MB", flush=True)
+    for attempt in ("import", "re-import unchanged"):
+        with CaptureQueriesContext(connection) as queries:
+            started = time.perf_counter()
+            source = read_source("bench.zip", raw, "qti")
+            parsed = time.perf_counter()
+            report = import_foreign([source], exam.slug)
+            end = time.perf_counter()
+        target = f"  [target: under {QTI_TARGET_SECONDS} s]" if attempt == "import" else ""
+        print(
+            f"{label} QTI {attempt}: {end - started:6.2f} s (read {parsed - started:.2f} s, "
+            f"check and write {end - parsed:.2f} s), {report.imported:,} created, "
+            f"{report.updated:,} updated, {report.unchanged:,} unchanged, "
+            f"{len(report.errors)} errors, {len(queries):,} SQL queries{target}",
+            flush=True,
+        )
+
+
 # Measuring (in a child process) -----------------------------------------------------------
 
 
@@ -388,6 +421,7 @@ def measure(backend: str, questions: int) -> Result:
         f"{len(small):,} for {SMALL_BANK} questions"
     )
     measure_gift(backend, questions)
+    measure_qti(backend, questions)
     return Result(backend, questions, first[0], again[0], first[1], again[1])
 
 
