@@ -23,6 +23,10 @@ Variables (all optional in development):
   DEFAULT_FROM_EMAIL    sender of password-reset mail, default Courseiva <noreply@localhost>.
   AXES_FAILURE_LIMIT    failed sign-ins (per account, per address) before a lock, default 5.
   AXES_COOLOFF_MINUTES  how long a lock lasts, default 15.
+  MEDIA_ROOT            where question images are stored, default <project>/media (the
+                        default storage; STORAGES["default"] may name a django-storages one).
+  QUESTION_MEDIA_MAX_BYTES
+                        the largest question image accepted, default 5242880 (5 MB).
 
 Background work runs in `manage.py db_worker` (the queue, in the database) beside
 `manage.py crontask` (the schedule): `make worker`, or `make run`, which starts them too.
@@ -268,6 +272,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Question images (questions.media), served by questions.views.media_file at /media/q/.
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
+MEDIA_URL = "/media/"
+QUESTION_MEDIA_MAX_BYTES = env_int("QUESTION_MEDIA_MAX_BYTES", 5 * 1024 * 1024, minimum=1)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

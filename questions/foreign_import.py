@@ -39,6 +39,7 @@ from questions.formats.foreign import (
     decode_text,
     detect_format,
 )
+from questions.media import store_all
 from questions.models import (
     MAX_OPTIONS,
     MIN_OPTIONS,
@@ -285,6 +286,7 @@ def import_foreign(
         if dry_run:
             transaction.set_rollback(True)
         else:
+            store_all(image for source in sources for image in source.bank.images.values())
             forget_exams([exam.pk])
     return report
 

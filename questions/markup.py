@@ -2,6 +2,8 @@
 
 Authors are trusted to write content, not markup: whatever the markdown produces passes through
 nh3's allow-list, so no script, style, event handler or `javascript:` link reaches a page.
+Images are allowed only from our own media URLs (`/media/q/<sha256>.<ext>`, questions.media):
+no external image, no `data:` URI; an `<img>` with any other source is removed.
 """
 
 import re
@@ -14,11 +16,40 @@ from django.utils.safestring import SafeString, mark_safe
 ALLOWED_TAGS = {
     "p", "br", "hr", "strong", "em", "b", "i", "code", "pre", "blockquote",
     "ul", "ol", "li", "a", "h3", "h4", "h5", "h6",
-    "table", "thead", "tbody", "tr", "th", "td", "sub", "sup", "kbd",
+    "table", "thead", "tbody", "tr", "th", "td", "sub", "sup", "kbd", "img",
 }  # fmt: skip
-ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
+ALLOWED_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "th": {"align"},
+    "td": {"align"},
+    "img": {"src", "alt"},
+}
 ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
+# The one image source allowed: our content-addressed media (questions.media.FILE_NAME).
+IMAGE_SOURCE = re.compile(r"^/media/q/[0-9a-f]{64}\.(?:png|jpg|gif|webp)$")
+_IMG_WITHOUT_SOURCE = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
+
+
+def _attribute_filter(tag: str, attribute: str, value: str) -> str | None:
+    if tag == "img" and attribute == "src" and not IMAGE_SOURCE.match(value):
+        return None
+    return value
+
+
+def sanitise_html(html: str) -> str:
+    """HTML through the allow-list: what author Markdown and imported HTML both pass."""
+    cleaned = nh3.clean(
+        html,
+        tags=ALLOWED_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        attribute_filter=_attribute_filter,
+        url_schemes=ALLOWED_URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow",
+        strip_comments=True,
+    )
+    # An image whose source was not ours has lost it: nothing left to show.
+    return _IMG_WITHOUT_SOURCE.sub("", cleaned)
 
 
 _local = threading.local()
@@ -40,15 +71,7 @@ def render_markdown(text: str) -> SafeString:
     if not text:
         return mark_safe("")
     html = _converter().reset().convert(text)
-    cleaned = nh3.clean(
-        html,
-        tags=ALLOWED_TAGS,
-        attributes=ALLOWED_ATTRIBUTES,
-        url_schemes=ALLOWED_URL_SCHEMES,
-        link_rel="noopener noreferrer nofollow",
-        strip_comments=True,
-    )
-    return mark_safe(cleaned)  # noqa: S308 - sanitised by nh3 just above
+    return mark_safe(sanitise_html(html))  # noqa: S308 - sanitised by nh3 just above
 
 
 def render_markdown_inline(text: str) -> SafeString:

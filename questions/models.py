@@ -503,3 +503,51 @@ class PageChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.uid} at {self.changed_at:%Y-%m-%d %H:%M:%S}"
+
+
+class QuestionMedia(models.Model):
+    """An image that question text shows (an exhibit: a diagram, a screenshot), stored once
+    per content through Django's storage API under `q/<sha256>.<ext>` and referred to from
+    Markdown by its URL, `/media/q/<sha256>.<ext>` (questions.media)."""
+
+    sha256 = models.CharField(max_length=64, unique=True, editable=False)
+    file = models.FileField(upload_to="q/", max_length=100, editable=False)
+    original_name = models.CharField(max_length=255, blank=True)
+    content_type = models.CharField(max_length=40, editable=False)
+    size = models.PositiveIntegerField(editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "question image"
+        ordering = ["-created_at"]
+        indexes = [
+            # The removal of unused images: those stored before a moment.
+            models.Index(fields=["created_at"], name="question_media_created_at"),
+        ]
+
+    def __str__(self) -> str:
+        return self.original_name or self.file_name
+
+    @property
+    def storage_name(self) -> str:
+        """`q/<sha256>.<ext>`: its name in the storage."""
+        return self.file.name or ""
+
+    @property
+    def file_name(self) -> str:
+        """`<sha256>.<ext>`: the last part of its URL and of its storage name."""
+        return self.storage_name.rpartition("/")[2]
+
+    @property
+    def url(self) -> str:
+        return f"{MEDIA_URL_PREFIX}{self.file_name}"
+
+    @property
+    def markdown(self) -> str:
+        """What a curator pastes into question text to show it."""
+        alt = re.sub(r"[\[\]\\]", "", self.original_name.rpartition(".")[0]) or "image"
+        return f"![{alt}]({self.url})"
+
+
+# Question text refers to an image by this prefix and the image's `<sha256>.<ext>`.
+MEDIA_URL_PREFIX = "/media/q/"

@@ -7,4 +7,5 @@ urlpatterns = [
     path("exams/<slug:exam_slug>/", views.exam_detail, name="exam_detail"),
     path("exams/<slug:exam_slug>/<slug:topic_slug>/", views.topic_detail, name="topic_detail"),
     path("questions/<slug:uid>/", views.question_detail, name="question_detail"),
+    path("media/q/<str:name>", views.media_file, name="question_media"),
 ]

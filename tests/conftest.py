@@ -41,3 +41,10 @@ def learner(client):
     user = UserFactory()
     client.force_login(user)
     return user
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    # Imports store question images: each test gets its own storage, never the project's
+    # (FileSystemStorage reads the changed setting again).
+    settings.MEDIA_ROOT = tmp_path / "media"

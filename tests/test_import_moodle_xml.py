@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from questions.formats import foreign, moodle_xml
 from questions.markup import render_markdown
-from questions.models import Exam, Option, Question, Topic
+from questions.models import Exam, Option, Question, QuestionMedia, Topic
 from tests.factories import ExamFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -95,7 +95,7 @@ def test_moodle_nested_categories_become_topics_and_the_essay_is_skipped(capsys,
     assert question.uid.startswith("lambda-question-")
 
 
-def test_moodle_multichoice_keeps_feedback_and_shows_images_as_placeholders(capsys, exam):
+def test_moodle_multichoice_keeps_feedback_stores_images_and_marks_other_files(capsys, exam):
     lines, result = run(capsys, FIXTURES / "moodle-multichoice-excerpt.xml", "--exam", exam.slug)
     assert (result["imported"], result["skipped"], result["errors"]) == (1, [], [])
     question = Question.objects.get()
@@ -103,12 +103,18 @@ def test_moodle_multichoice_keeps_feedback_and_shows_images_as_placeholders(caps
     assert "[file: bonjour.mp3]" in seen(question.stem)
     assert "@@PLUGINFILE@@" not in question.stem
     assert options_of(question) == [
-        ("[image: flag-uk.jpg] English", False, "Sorry, listen again."),
-        ("[image: flag-france.jpg] French", True, "Yes, well done!"),
-        ("[image: flag-german.jpg] German", False, "Sorry, listen again."),
-        ("[image: flag-denmark.jpg] Danish", False, "Sorry, listen again."),
+        ("English", False, "Sorry, listen again."),
+        ("French", True, "Yes, well done!"),
+        ("German", False, "Sorry, listen again."),
+        ("Danish", False, "Sorry, listen again."),
     ]
-    assert any("flag-france.jpg" in line and "not imported yet" in line for line in lines)
+    # The four flags are the same (truncated) JPEG bytes: stored once, each keeps its alt.
+    [image] = QuestionMedia.objects.all()
+    texts = [option.text for option in question.options.all()]
+    assert all(f'<img src="{image.url}"' in text for text in texts)
+    assert 'alt="French flag"' in str(render_markdown(texts[1]))
+    assert any("bonjour.mp3" in line and "not imported" in line for line in lines)
+    assert not any("flag-france.jpg" in line for line in lines)
 
 
 def test_moodle_old_image_field_and_cloze(capsys, exam):
@@ -117,7 +123,9 @@ def test_moodle_old_image_field_and_cloze(capsys, exam):
     assert result["imported"] == 1
     assert [item["type"] for item in result["skipped"]] == ["cloze (embedded answers)"]
     question = Question.objects.get()
-    assert seen(question.stem).endswith("Moodle 1.9 [image: moodle.png]")
+    assert seen(question.stem).endswith("Moodle 1.9")
+    [image] = QuestionMedia.objects.all()
+    assert f"![moodle.png]({image.url})" in question.stem
     assert [(text, correct) for text, correct, _ in options_of(question)] == [
         ("wrong answer", False),
         ("another wrong answer", False),

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from questions import foreign_import
 from questions.formats import foreign, qti
-from questions.models import Question, Topic
+from questions.models import Question, QuestionMedia, Topic
 from tests.test_import_gift_aiken import options_of, refused, run, seen, write
 
 pytestmark = pytest.mark.django_db
@@ -87,7 +87,8 @@ def test_qtiworks_single_choice_item_with_its_image_as_placeholder(capsys, exam)
         ("Do not let someone else look after your luggage.", False, ""),
         ("Remember your luggage when you leave.", False, ""),
     ]
-    assert any("image images/sign.png not imported yet" in line for line in lines)
+    # An item file read alone has no files beside it: the image stays a placeholder.
+    assert any("image images/sign.png not imported" in line for line in lines)
     assert question.topic.slug == "imported"
 
 
@@ -136,7 +137,12 @@ def test_qtiworks_package_sections_become_topics_in_test_order(capsys, exam):
         ["Question", str(n)] for n in (1, 2, 3, 4, 5, 6, 7, 9)
     ]
     assert {q.topic.title for q in Question.objects.all()} == {"Electronics and Computer Science"}
-    assert any("[image: directory.jpg]" in stem for stem in stems)
+    # The image beside the items is stored and shown from our URL. Named .jpg, it is a GIF:
+    # its bytes say so, and it is stored and served as one.
+    [image] = QuestionMedia.objects.all()
+    assert (image.original_name, image.content_type) == ("directory.jpg", "image/gif")
+    assert image.url.endswith(".gif")
+    assert any(f'<img src="{image.url}"' in q.stem for q in Question.objects.all())
     # Six items share the identifier "choice": they stay six, and a second import updates.
     assert any("'choice' is used by 6 items" in line for line in lines)
     _, again = run(capsys, path, "--exam", exam.slug)

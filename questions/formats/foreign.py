@@ -16,9 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-import nh3
-
-from questions.markup import ALLOWED_ATTRIBUTES, ALLOWED_TAGS, ALLOWED_URL_SCHEMES
+from questions.markup import sanitise_html
+from questions.media import Image
 
 # Larger than any real bank export (10,000 GIFT questions are about 4 MB), small enough that a
 # mistaken upload of a disc image is refused before it is read.
@@ -92,6 +91,14 @@ class ParsedBank:
     errors: list[ParseError] = field(default_factory=list)
     # About the file as a whole (e.g. the encoding it was read in): for the report.
     notes: list[str] = field(default_factory=list)
+    # Images the questions' text refers to by their URL (questions.media), with the name
+    # each had in the file: stored when the questions are written.
+    images: dict[str, tuple[Image, str]] = field(default_factory=dict)
+
+    def add_image(self, image: Image, name: str) -> str:
+        """Keep an image for writing; its URL, for the text."""
+        self.images.setdefault(image.file_name, (image, name))
+        return image.url
 
 
 class ForeignFileError(Exception):
@@ -247,14 +254,7 @@ def html_to_markdown(source: str, *, keep_line_breaks: bool = False) -> str:
     source = _keep_non_html_as_text(source.strip())
     if keep_line_breaks:
         source = re.sub(r"\r?\n", "<br>", source)
-    cleaned = nh3.clean(
-        source,
-        tags=ALLOWED_TAGS,
-        attributes=ALLOWED_ATTRIBUTES,
-        url_schemes=ALLOWED_URL_SCHEMES,
-        link_rel="noopener noreferrer nofollow",
-        strip_comments=True,
-    )
+    cleaned = sanitise_html(source)
     # Text between the tags takes entities rather than backslashes for what Markdown would
     # read as markup: Markdown leaves a raw HTML block (`<p>...`) as it is, backslashes
     # included, while an entity means the character in either place.

@@ -8,12 +8,16 @@ with its place. Text is converted from its `format` attribute (html, moodle_auto
 markdown, plain_text) as a learner would see it.
 
 The file is parsed only through defusedxml: a file that declares entities (an entity bomb,
-an external entity) is refused as a whole, never expanded or fetched. Files embedded as
-`<file encoding="base64">` and referred to as `@@PLUGINFILE@@/name` are not stored yet: the
-reference becomes a visible `[image: name]` and the question's notes say so.
+an external entity) is refused as a whole, never expanded or fetched. Images embedded as
+`<file encoding="base64">` and shown as `<img src="@@PLUGINFILE@@/name">` (or Moodle 1.9's
+`<image>` with `<image_base64>`) are kept for storing (questions.media) and shown from our
+URL; any other file, and an image that is not one we accept, becomes a visible
+`[image: name]` or `[file: name]` and the question's notes say so.
 """
 
+import html
 import re
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 from xml.etree.ElementTree import Element, SubElement, TreeBuilder, indent, tostring
@@ -37,6 +41,7 @@ from questions.formats.foreign import (
     to_markdown,
 )
 from questions.markup import render_markdown, render_markdown_inline
+from questions.media import MediaError, check_image, decode_base64
 
 FORMAT = "moodle-xml"
 
@@ -117,7 +122,7 @@ def read(source: str | bytes) -> ParsedBank:
         position += 1
         name = " ".join(_text(element.find("name")).split())
         place = f"question {position}" + (f" “{name}”" if name else "")
-        result = _question(element, question_type, line, place, name, category)
+        result = _question(element, question_type, line, place, name, category, bank)
         if isinstance(result, ForeignQuestion):
             bank.questions.append(result)
         elif isinstance(result, Skipped):
@@ -166,13 +171,14 @@ def _question(
     place: str,
     name: str,
     category: tuple[str, ...],
+    bank: ParsedBank,
 ) -> Parsed:
     if question_type not in ("multichoice", "truefalse"):
         label = SKIPPED_TYPES.get(question_type, question_type or "(no type)")
         if question_type == "description":
             return Skipped(line, label, f"{place}: a description, not a question")
         return Skipped(line, label, f"{place}: {label} questions have no place in Courseiva's bank")
-    images: list[str] = []
+    images = _Images(bank)
     question = ForeignQuestion(
         line=line,
         kind="single",
@@ -186,8 +192,13 @@ def _question(
     # Moodle 1.9 kept a question's picture beside its text rather than in it.
     old_image = (element.findtext("image") or "").strip()
     if old_image:
-        question.stem = f"{question.stem}\n\n{plain_to_markdown(_placeholder(old_image))}"
-        images.append(old_image)
+        url = images.store(old_image, element.findtext("image_base64"))
+        if url:
+            alt = plain_to_markdown(old_image).replace("]", "")
+            question.stem = f"{question.stem}\n\n![{alt}]({url})"
+        else:
+            question.stem = f"{question.stem}\n\n{plain_to_markdown(_placeholder(old_image))}"
+            images.append(old_image)
     answers: list[tuple[float, Element]] = []
     for number, answer in enumerate(element.findall("answer"), start=1):
         fraction = (answer.get("fraction") or "0").strip()
@@ -201,13 +212,44 @@ def _question(
         result = _true_false(question, answers, place, images)
     else:
         result = _multiple_choice(question, element, answers, place, images)
-    if isinstance(result, ForeignQuestion) and images:
-        names = ", ".join(dict.fromkeys(images))
-        result.notes.append(
-            f"{place}: embedded file(s) {names} not imported yet: shown as “[image: …]” or "
-            "“[file: …]” for a curator to replace"
-        )
+    if isinstance(result, ForeignQuestion):
+        for reason in dict.fromkeys(images.refused):
+            result.notes.append(f"{place}: {reason}")
+        if images.missing:
+            names = ", ".join(dict.fromkeys(images.missing))
+            result.notes.append(
+                f"{place}: embedded file(s) {names} not imported: shown as “[image: …]” or "
+                "“[file: …]” for a curator to replace"
+            )
     return result
+
+
+@dataclass
+class _Images:
+    """A question's embedded files: images accepted go to the bank's images; the names of
+    the others stand in the text as placeholders and are listed in the notes."""
+
+    bank: ParsedBank
+    missing: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+    def append(self, name: str) -> None:
+        self.missing.append(name)
+
+    def store(self, name: str, encoded: str | None) -> str | None:
+        """The URL the image `name` will have, or None (not embedded, not an image)."""
+        if not encoded or not encoded.strip():
+            return None
+        data = decode_base64(encoded)
+        if data is None:
+            self.refused.append(f"{name}: not valid base64 (or larger than an image may be)")
+            return None
+        try:
+            image = check_image(data, name)
+        except MediaError as error:
+            self.refused.append(str(error))
+            return None
+        return self.bank.add_image(image, name)
 
 
 def _multiple_choice(
@@ -215,7 +257,7 @@ def _multiple_choice(
     element: Element,
     answers: list[tuple[float, Element]],
     place: str,
-    images: list[str],
+    images: _Images,
 ) -> Parsed:
     if not answers:
         return ParseError(question.line, f"{place}: a multichoice question without answers")
@@ -258,7 +300,7 @@ def _true_false(
     question: ForeignQuestion,
     answers: list[tuple[float, Element]],
     place: str,
-    images: list[str],
+    images: _Images,
 ) -> Parsed:
     by_value: dict[str, tuple[float, Element]] = {}
     for fraction, answer in answers:
@@ -319,7 +361,8 @@ _PLUGINFILE_IMAGE = re.compile(
 _PLUGINFILE_LINK = re.compile(
     r"<a\b[^>]*?\bhref\s*=\s*[\"']@@PLUGINFILE@@/([^\"'?#]*)[^>]*>(.*?)</a\s*>", re.I | re.S
 )
-_PLUGINFILE_MARKDOWN_IMAGE = re.compile(r"!\[[^\]]*\]\(\s*@@PLUGINFILE@@/([^)\s?#]*)[^)]*\)")
+_PLUGINFILE_MARKDOWN_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*@@PLUGINFILE@@/([^)\s?#]*)[^)]*\)")
+_ALT = re.compile(r"\balt\s*=\s*(?:\"([^\"]*)\"|'([^']*)')", re.I)
 _PLUGINFILE = re.compile(r"@@PLUGINFILE@@/([^\s\"'<>)?#]*)")
 
 
@@ -327,18 +370,32 @@ def _placeholder(name: str, kind: str = "image") -> str:
     return f"[{kind}: {name}]"
 
 
-def _markdown(element: Element | None, images: list[str]) -> str:
-    """A Moodle text element as our Markdown, its file references as placeholders (their
-    names added to `images`)."""
+def _markdown(element: Element | None, images: _Images) -> str:
+    """A Moodle text element as our Markdown: its embedded images shown from our URL, other
+    file references as placeholders (their names added to `images`)."""
     text = _text(element)
     if not text.strip() or element is None:
         return ""
     text_format = TEXT_FORMATS.get((element.get("format") or "html").strip().lower(), "html")
+    files = {file.get("name", ""): file.text for file in element.findall("file")}
 
     def image(match: re.Match[str]) -> str:
         name = unquote(match.group(1))
+        url = images.store(name, files.get(name))
+        if url:
+            alt = _ALT.search(match.group(0))
+            alt_text = html.unescape((alt.group(1) or alt.group(2) or "") if alt else "")
+            return f'<img src="{url}" alt="{html.escape(alt_text)}">'
         images.append(name)
         return _placeholder(name)
+
+    def markdown_image(match: re.Match[str]) -> str:
+        name = unquote(match.group(2))
+        url = images.store(name, files.get(name))
+        if url:
+            return f"![{match.group(1)}]({url})"
+        images.append(name)
+        return plain_to_markdown(_placeholder(name))
 
     def link(match: re.Match[str]) -> str:
         name = unquote(match.group(1))
@@ -354,7 +411,7 @@ def _markdown(element: Element | None, images: list[str]) -> str:
         text = _PLUGINFILE_IMAGE.sub(image, text)
         text = _PLUGINFILE_LINK.sub(link, text)
     elif text_format == "markdown":
-        text = _PLUGINFILE_MARKDOWN_IMAGE.sub(lambda match: plain_to_markdown(image(match)), text)
+        text = _PLUGINFILE_MARKDOWN_IMAGE.sub(markdown_image, text)
     text = _PLUGINFILE.sub(link_text, text)
     return to_markdown(text, text_format)
 

@@ -15,6 +15,11 @@ imported. QTI 2.1 and 3.0 differ mostly in spelling (`choiceInteraction`,
 
 A question's place is its number in the package (1 for a single file), and every message
 names the item's file and identifier.
+
+Images (`<img src>`, `<object data>`) that are files of the package, relative to the item's
+file, are kept for storing (questions.media) and shown from our URL, their `alt` kept; any
+other (outside the package, not an image we accept, or an item file read alone) becomes a
+visible "[image: path]" and a note.
 """
 
 import html
@@ -24,6 +29,7 @@ import re
 import stat
 import zipfile
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element
 from xml.etree.ElementTree import ParseError as XMLSyntaxError
@@ -40,6 +46,7 @@ from questions.formats.foreign import (
     Skipped,
     to_markdown,
 )
+from questions.media import Image, MediaError, check_image, max_bytes
 
 FORMAT = "qti"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -131,11 +138,32 @@ def _add(bank: ParsedBank, result: "ForeignQuestion | Skipped | ParseError") -> 
 # Items ------------------------------------------------------------------------------------
 
 
+# Reads an image an item refers to (its src), or raises MediaError saying why not.
+ImageLoader = Callable[[str], Image]
+
+
 @dataclass
 class _Html:
-    """HTML of item content, with the images met on the way (not stored yet)."""
+    """HTML of item content: the images met on the way are loaded (`load`) into the bank's
+    images, or listed as placeholders (`images`) with the reason (`refused`)."""
 
+    bank: ParsedBank | None = None
+    load: ImageLoader | None = None
     images: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+    def image(self, element: Element, source: str) -> str:
+        if self.load is not None and self.bank is not None:
+            try:
+                image = self.load(source)
+            except MediaError as error:
+                self.refused.append(str(error))
+            else:
+                url = self.bank.add_image(image, posixpath.basename(source))
+                alt = html.escape(element.get("alt", ""))
+                return f'<img src="{url}" alt="{alt}">'
+        self.images.append(source)
+        return html.escape(f"[image: {source}]", quote=False)
 
     def inner(self, element: Element, *, replace: dict[int, str] | None = None) -> str:
         parts = [html.escape(element.text or "", quote=False)]
@@ -153,9 +181,7 @@ class _Html:
         if name == "rubricBlock" and "candidate" not in attribute(element, "view", "candidate"):
             return ""
         if name in ("img", "object") and (element.get("src") or element.get("data")):
-            source = element.get("src") or element.get("data") or ""
-            self.images.append(source)
-            return html.escape(f"[image: {source}]", quote=False)
+            return self.image(element, element.get("src") or element.get("data") or "")
         if name not in HTML_ELEMENTS or name in ("object", "math", "svg"):
             return self.inner(element, replace=replace)  # a QTI wrapper: its content
         attributes = "".join(
@@ -169,10 +195,18 @@ class _Html:
 
 
 def read_item(
-    root: Element, path: str, number: int, *, name: str = "", category: tuple[str, ...] = ()
+    root: Element,
+    path: str,
+    number: int,
+    *,
+    name: str = "",
+    category: tuple[str, ...] = (),
+    bank: ParsedBank | None = None,
+    load: ImageLoader | None = None,
 ) -> ForeignQuestion | Skipped | ParseError:
     """One `assessmentItem` as a question, or why not. `name` overrides the identity (an
-    identifier that repeats in a package); `category` is its section path."""
+    identifier that repeats in a package); `category` is its section path; `load` reads the
+    images it refers to (in a package) into `bank`'s images."""
     identifier = root.get("identifier", "")
     title = root.get("title", "")
     place = f"{path + ', ' if path else ''}item {identifier!r}" + (f" ({title})" if title else "")
@@ -223,7 +257,7 @@ def read_item(
             f"{place}: the correct response names {', '.join(map(repr, unknown))}, which is "
             f"no choice (choices: {', '.join(choice_ids)})",
         )
-    out = _Html()
+    out = _Html(bank, load)
     prompt = next((child for child in interaction if name_of(child) == "prompt"), None)
     stem = out.inner(
         body, replace={id(interaction): out.inner(prompt) if prompt is not None else ""}
@@ -241,8 +275,10 @@ def read_item(
             )
         )
     max_choices = attribute(interaction, "maxChoices", "1").strip()
+    for reason in dict.fromkeys(out.refused):
+        notes.append(f"{place}: {reason}")
     for source in dict.fromkeys(out.images):
-        notes.append(f"{place}: image {source} not imported yet: “[image: …]” stands in its place")
+        notes.append(f"{place}: image {source} not imported: “[image: …]” stands in its place")
     explanation = _explanation(root, body, out)
     return ForeignQuestion(
         line=number,
@@ -419,7 +455,34 @@ def _read_package(archive: zipfile.ZipFile, bank: ParsedBank) -> None:
             continue
         identifier = root.get("identifier", "")
         name = f"{identifier} {ref.path}" if identifiers[identifier] > 1 else identifier
-        _add(bank, read_item(root, ref.path, number, name=name, category=ref.category))
+        load = _image_loader(archive, ref.path)
+        _add(
+            bank,
+            read_item(
+                root, ref.path, number, name=name, category=ref.category, bank=bank, load=load
+            ),
+        )
+
+
+def _image_loader(archive: zipfile.ZipFile, item_path: str) -> ImageLoader:
+    def load(source: str) -> Image:
+        try:
+            path = _resolve(item_path, source, item_path)
+            info = archive.getinfo(path)
+        except (QtiError, KeyError):
+            raise MediaError(f"{source}: not a file in the package") from None
+        if info.file_size > max_bytes():
+            raise MediaError(
+                f"{source}: the file is {info.file_size / 1e6:.1f} MB; images are accepted up "
+                f"to {max_bytes() / 1e6:.1f} MB"
+            )
+        try:
+            data = _member(archive, path)
+        except QtiError as error:
+            raise MediaError(str(error)) from None
+        return check_image(data, source)
+
+    return load
 
 
 def _walk_test(

@@ -1,0 +1,320 @@
+"""Images in questions: accepted by content, stored once, served safely, shown by Markdown,
+imported from Moodle XML and QTI, exported and removed when unused."""
+
+import base64
+import io
+import json
+import struct
+import zipfile
+import zlib
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.core.files.storage import default_storage
+from django.core.management import call_command
+from django.urls import reverse
+
+from questions import media
+from questions.markup import render_markdown
+from questions.models import Question, QuestionMedia
+from tests.factories import ExamFactory, QuestionFactory, TopicFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def png(width: int = 1, height: int = 1, seed: int = 0) -> bytes:
+    """A real PNG of one colour: `seed` changes the colour, so the bytes differ."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
+
+    row = b"\x00" + bytes([seed % 256, 0, 0]) * width
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(row * height))
+        + chunk(b"IEND", b"")
+    )
+
+
+# Accepting and storing ------------------------------------------------------------------
+
+
+def test_storing_the_same_bytes_twice_keeps_one_file_and_row():
+    first = media.store(media.check_image(png()), "diagram.png")
+    second = media.store(media.check_image(png()), "other-name.png")
+    assert first.pk == second.pk
+    assert QuestionMedia.objects.count() == 1
+    assert first.storage_name == f"q/{first.sha256}.png"
+    assert (first.content_type, first.size, first.original_name) == (
+        "image/png",
+        len(png()),
+        "diagram.png",
+    )
+    assert default_storage.exists(first.storage_name)
+    assert media.read_bytes(first) == png()
+    assert first.markdown == f"![diagram](/media/q/{first.sha256}.png)"
+
+
+@pytest.mark.parametrize(
+    ("data", "extension"),
+    [
+        (b"\xff\xd8\xff\xe0\x00\x10JFIF", "jpg"),
+        (b"GIF89a\x01\x00\x01\x00", "gif"),
+        (b"RIFF\x10\x00\x00\x00WEBPVP8 ", "webp"),
+    ],
+)
+def test_the_type_comes_from_the_bytes(data, extension):
+    assert media.check_image(data, "picture.png").extension == extension
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"<html><script>alert(1)</script></html>", "not a PNG, JPEG, GIF or WebP"),
+        (b"MZ\x90\x00 an executable named picture.png", "not a PNG, JPEG, GIF or WebP"),
+        (
+            b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg">'
+            b"<script>alert(1)</script></svg>",
+            "SVG is not accepted",
+        ),
+        (b'<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>', "SVG is not accepted"),
+    ],
+)
+def test_non_images_and_svg_are_refused_whatever_their_name(data, reason):
+    with pytest.raises(media.MediaError, match=reason):
+        media.check_image(data, "picture.png")
+
+
+def test_an_oversized_image_is_refused(settings):
+    settings.QUESTION_MEDIA_MAX_BYTES = 100
+    with pytest.raises(media.MediaError, match="images are accepted up to"):
+        media.check_image(png(64, 64, seed=7) + b"\x00" * 100, "big.png")
+
+
+# Serving --------------------------------------------------------------------------------
+
+
+def test_an_image_is_served_with_its_type_inline_unsniffed_and_cached_for_long(client):
+    stored = media.store(media.check_image(png()), "d.png")
+    response = client.get(stored.url)
+    assert response.status_code == 200
+    assert response["Content-Type"] == "image/png"
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Content-Disposition"].startswith("inline")
+    assert "sandbox" in response["Content-Security-Policy"]
+    assert "immutable" in response["Cache-Control"]
+    assert b"".join(response.streaming_content) == png()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "0" * 64 + ".png",  # well formed, not stored
+        "not-a-hash.png",
+        "0" * 64 + ".svg",
+    ],
+)
+def test_unknown_images_are_404(client, name):
+    assert client.get(f"/media/q/{name}").status_code == 404
+
+
+def test_a_known_hash_with_another_extension_is_404(client):
+    stored = media.store(media.check_image(png()), "d.png")
+    assert client.get(f"/media/q/{stored.sha256}.gif").status_code == 404
+
+
+def test_serving_costs_one_query(client, django_assert_num_queries):
+    stored = media.store(media.check_image(png()), "d.png")
+    with django_assert_num_queries(1):
+        assert client.get(stored.url).status_code == 200
+    assert reverse("question_media", args=[stored.file_name]) == stored.url
+
+
+# Markdown -------------------------------------------------------------------------------
+
+
+def test_markdown_shows_our_image_with_its_alt_text():
+    url = "/media/q/" + "a" * 64 + ".png"
+    html = render_markdown(f"See the exhibit:\n\n![Network diagram]({url})")
+    assert f'src="{url}"' in html
+    assert 'alt="Network diagram"' in html
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "![x](https://evil.example/track.png)",
+        "![x](//evil.example/track.png)",
+        "![x](data:image/png;base64,iVBORw0KGgo=)",
+        "![x](javascript:alert(1))",
+        '<img src="https://evil.example/x.png">',
+        '<img src="/media/q/' + "a" * 64 + '.png" onerror="alert(1)" width="9" style="x">',
+        "![x](/media/q/../../etc/passwd)",
+        "![x](/static/other.png)",
+    ],
+)
+def test_markdown_strips_every_other_image_and_attribute(source):
+    html = str(render_markdown(source)).lower()
+    for needle in ("evil", "data:", "javascript:", "onerror", "style", "width", "passwd", "static"):
+        assert needle not in html
+
+
+def test_the_question_page_shows_the_image(client, django_assert_num_queries):
+    stored = media.store(media.check_image(png()), "d.png")
+    question = QuestionFactory(stem=f"Which port?\n\n![Exhibit 1]({stored.url})")
+    response = client.get(question.get_absolute_url())
+    assert f'<img alt="Exhibit 1" src="{stored.url}">' in response.content.decode()
+    assert client.get(stored.url).status_code == 200
+
+
+# Import ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def exam():
+    exam = ExamFactory(slug="media-exam")
+    TopicFactory(exam=exam, slug="imported", title="Imported")
+    return exam
+
+
+def run_import(capsys, path: Path, exam_slug: str) -> tuple[list[str], dict]:
+    call_command("import_bank", str(path), "--exam", exam_slug)
+    lines = capsys.readouterr().out.splitlines()
+    return lines, json.loads(lines[-1])
+
+
+MOODLE = """<?xml version="1.0" encoding="UTF-8"?>
+<quiz>
+  <question type="multichoice">
+    <name><text>Exhibit question</text></name>
+    <questiontext format="html">
+      <text><![CDATA[<p>Look at the exhibit: <img src="@@PLUGINFILE@@/topology%20v2.png"
+        alt="Topology &amp; links" width="300"> and <img src="@@PLUGINFILE@@/evil.svg" alt="s">
+        and <img src="@@PLUGINFILE@@/fake.png" alt="f"></p>]]></text>
+      <file name="topology v2.png" path="/" encoding="base64">{png}</file>
+      <file name="evil.svg" path="/" encoding="base64">{svg}</file>
+      <file name="fake.png" path="/" encoding="base64">{fake}</file>
+    </questiontext>
+    <single>true</single>
+    <answer fraction="100" format="html"><text>R1</text></answer>
+    <answer fraction="0" format="html"><text>R2</text></answer>
+  </question>
+</quiz>
+"""
+
+
+def test_moodle_xml_embedded_image_is_stored_and_shown_and_unsafe_files_are_noted(
+    capsys, tmp_path, exam, client
+):
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+    source = MOODLE.format(
+        png=base64.encodebytes(png()).decode(),
+        svg=base64.b64encode(svg).decode(),
+        fake=base64.b64encode(b"<html>not an image</html>").decode(),
+    )
+    path = tmp_path / "quiz.xml"
+    path.write_text(source, encoding="utf-8")
+    lines, result = run_import(capsys, path, exam.slug)
+    assert (result["imported"], result["errors"]) == (1, [])
+    [stored] = QuestionMedia.objects.all()
+    assert stored.original_name == "topology v2.png"
+    question = Question.objects.get()
+    html = str(render_markdown(question.stem))
+    assert f'<img src="{stored.url}" alt="Topology &amp; links">' in html
+    assert "[image: evil.svg]" in html
+    assert "[image: fake.png]" in html
+    assert any("evil.svg: SVG is not accepted" in line for line in lines)
+    assert any("fake.png: not a PNG" in line for line in lines)
+    # Importing the same file again stores nothing new.
+    run_import(capsys, path, exam.slug)
+    assert QuestionMedia.objects.count() == 1
+    question.status = "published"
+    question.save()
+    assert stored.url in client.get(question.get_absolute_url()).content.decode()
+
+
+def test_a_dry_run_stores_no_image(capsys, tmp_path, exam):
+    source = MOODLE.format(png=base64.b64encode(png()).decode(), svg="", fake="")
+    path = tmp_path / "quiz.xml"
+    path.write_text(source, encoding="utf-8")
+    call_command("import_bank", str(path), "--exam", exam.slug, "--dry-run")
+    assert not QuestionMedia.objects.exists()
+
+
+def qti_package(files: dict[str, bytes]) -> bytes:
+    item = (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="ex1" '
+        'title="Exhibit" adaptive="false" timeDependent="false">'
+        '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="identifier">'
+        "<correctResponse><value>A</value></correctResponse></responseDeclaration>"
+        '<itemBody><p>Which router? <img src="../img/net.png" alt="The network"/>'
+        ' <img src="missing.png" alt="m"/> <img src="https://evil.example/x.png" alt="e"/></p>'
+        '<choiceInteraction responseIdentifier="RESPONSE" shuffle="false" maxChoices="1">'
+        '<simpleChoice identifier="A">R1</simpleChoice>'
+        '<simpleChoice identifier="B">R2</simpleChoice></choiceInteraction></itemBody>'
+        "</assessmentItem>"
+    )
+    manifest = (
+        '<manifest xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"><resources>'
+        '<resource identifier="r1" type="imsqti_item_xmlv2p1" href="items/ex1.xml"/>'
+        "</resources></manifest>"
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("imsmanifest.xml", manifest)
+        archive.writestr("items/ex1.xml", item)
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_qti_package_image_is_stored_relative_to_its_item(capsys, tmp_path, exam):
+    path = tmp_path / "bank.zip"
+    path.write_bytes(qti_package({"img/net.png": png(seed=3)}))
+    lines, result = run_import(capsys, path, exam.slug)
+    assert (result["imported"], result["errors"]) == (1, [])
+    [stored] = QuestionMedia.objects.all()
+    assert media.read_bytes(stored) == png(seed=3)
+    html = str(render_markdown(Question.objects.get().stem))
+    assert f'<img src="{stored.url}" alt="The network">' in html
+    assert "[image: missing.png]" in html
+    assert "[image: https://evil.example/x.png]" in html
+    assert any("missing.png: not a file in the package" in line for line in lines)
+
+
+# Removal --------------------------------------------------------------------------------
+
+
+def test_unused_images_are_removed_used_and_recent_ones_kept():
+    used = media.store(media.check_image(png(seed=1)), "used.png")
+    in_option = media.store(media.check_image(png(seed=2)), "option.png")
+    unused = media.store(media.check_image(png(seed=3)), "unused.png")
+    question = QuestionFactory(stem=f"![a]({used.url})")
+    option = question.options.first()
+    option.rationale.right_when = f"When it looks like ![b]({in_option.url})"
+    option.rationale.save()
+    # Just uploaded, not pasted anywhere yet: kept through the grace period.
+    assert media.remove_unused_media() == 0
+    assert media.remove_unused_media(grace=timedelta(0)) == 1
+    assert set(QuestionMedia.objects.values_list("pk", flat=True)) == {used.pk, in_option.pk}
+    assert not default_storage.exists(unused.storage_name)
+    assert default_storage.exists(used.storage_name)
+
+
+def test_the_daily_task_removes_unused_images(settings):
+    from questions.tasks import remove_unused_question_media
+
+    stored = media.store(media.check_image(png()), "old.png")
+    QuestionMedia.objects.filter(pk=stored.pk).update(
+        created_at=stored.created_at - timedelta(days=2)
+    )
+    remove_unused_question_media.call()
+    assert not QuestionMedia.objects.exists()
