@@ -12,10 +12,9 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from questions.bank_checks import BankError, Problem
-from questions.bank_import import import_document
-from questions.formats.courseiva import parse_document
-from questions.forms import BankUploadForm, OptionForm, OptionFormSet
+from questions import upload_store
+from questions.foreign_import import UploadPlan, UploadRefused, import_upload
+from questions.forms import BankUploadForm, ConfirmImportForm, OptionForm, OptionFormSet
 from questions.models import (
     MAX_OPTIONS,
     MIN_OPTIONS,
@@ -217,6 +216,9 @@ class TopicFilter(admin.SimpleListFilter):
         return queryset.filter(topic_id=int(value))
 
 
+# Questions shown in full on an import's preview; a larger file is counted, then imported whole.
+PREVIEW_LIMIT = 500
+
 # A change of these changes every page of the exam (see QuestionAdmin.save_related).
 LISTED_FIELDS = {"status", "topic", "position"}
 
@@ -367,35 +369,97 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
         ]
 
     def import_view(self, request: HttpRequest) -> HttpResponse:
+        """Upload a bank file (POST without a token): its preview, the upload kept on the
+        server under a signed token. Confirm (POST with the token): the same file read, checked
+        and imported again from the kept bytes, then back to the list."""
         if not (self.has_add_permission(request) and self.has_change_permission(request)):
             raise PermissionDenied
-        problems: list[Problem] = []
+        context: dict[str, Any] = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Import question bank",
+            "preview_limit": PREVIEW_LIMIT,
+        }
+        form = BankUploadForm()
+        if request.method == "POST" and "token" in request.POST:
+            return self._confirm_import(request, context)
         if request.method == "POST":
             form = BankUploadForm(request.POST, request.FILES)
             if form.is_valid():
                 upload = form.cleaned_data["bank_file"]
+                raw = upload.read()
+                choices = {
+                    "name": upload.name,
+                    "format": form.cleaned_data["file_format"],
+                    "exam": form.cleaned_data["exam"].slug if form.cleaned_data["exam"] else None,
+                    "topic": form.cleaned_data["topic"].slug
+                    if form.cleaned_data["topic"]
+                    else None,
+                }
                 try:
-                    summary = import_document(parse_document(upload.read()))
-                except BankError as error:
-                    problems = error.problems
+                    plan = self._plan(raw, choices, dry_run=True)
+                except UploadRefused as error:
+                    form.add_error(error.field, str(error))
                 else:
-                    self.message_user(
-                        request,
-                        f"Imported {upload.name}. "
-                        + " ".join(f"{line}." for line in summary.lines()),
-                        messages.SUCCESS,
+                    context["plan"] = plan
+                    if plan.questions:
+                        token = upload_store.keep(raw, request.user.pk, choices)
+                        context["confirm"] = ConfirmImportForm(initial={"token": token})
+                    status = 400 if plan.errors and not plan.questions else 200
+                    return TemplateResponse(
+                        request, "admin/questions/question/import.html", context, status=status
                     )
-                    return HttpResponseRedirect(reverse("admin:questions_question_changelist"))
-        else:
-            form = BankUploadForm()
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": "Import question bank",
-            "form": form,
-            "problems": problems,
-        }
-        status = 400 if problems or form.errors else 200
+        context["form"] = form
         return TemplateResponse(
-            request, "admin/questions/question/import.html", context, status=status
+            request,
+            "admin/questions/question/import.html",
+            context,
+            status=400 if form.errors else 200,
+        )
+
+    def _confirm_import(self, request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+        confirm = ConfirmImportForm(request.POST)
+        try:
+            if not confirm.is_valid():
+                raise upload_store.UploadExpired
+            token = confirm.cleaned_data["token"]
+            raw, choices = upload_store.take(token, request.user.pk)
+        except upload_store.UploadExpired:
+            context["form"] = BankUploadForm()
+            context["refused"] = "This preview has expired or is not yours: upload the file again."
+            return TemplateResponse(
+                request, "admin/questions/question/import.html", context, status=400
+            )
+        try:
+            plan = self._plan(raw, choices, dry_run=False)
+        except UploadRefused as error:
+            context["form"] = BankUploadForm()
+            context["refused"] = f"Nothing imported: {error}"
+            return TemplateResponse(
+                request, "admin/questions/question/import.html", context, status=400
+            )
+        if not plan.written:  # the bank changed since the preview: a problem now
+            context["plan"] = plan
+            return TemplateResponse(
+                request, "admin/questions/question/import.html", context, status=400
+            )
+        upload_store.forget(token)
+        self.message_user(
+            request,
+            f"Imported {plan.label}: {plan.created} created, {plan.updated} updated, "
+            f"{plan.unchanged} unchanged; {len(plan.skipped)} skipped."
+            + (" Imported questions are in review." if plan.format != "json" else ""),
+            messages.SUCCESS,
+        )
+        return HttpResponseRedirect(reverse("admin:questions_question_changelist"))
+
+    @staticmethod
+    def _plan(raw: bytes, choices: dict[str, Any], *, dry_run: bool) -> UploadPlan:
+        return import_upload(
+            choices["name"],
+            raw,
+            choices["format"],
+            choices["exam"],
+            choices["topic"],
+            dry_run=dry_run,
         )

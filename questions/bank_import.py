@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from questions.bank_checks import BankError, Document, Problem, check_documents
+from questions.media import document_images, store_all
 from questions.models import (
     Author,
     Exam,
@@ -44,6 +45,8 @@ class ImportSummary:
     questions_unchanged: int = 0
     options_written: int = 0
     exam_slugs: list[str] = field(default_factory=list)
+    # uid -> "created", "updated" or "unchanged": for the admin's preview of an import.
+    outcomes: dict[str, str] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         return [
@@ -128,6 +131,7 @@ def import_documents(
     merged = [exam for document in documents for exam in document["exams"]]
     with transaction.atomic():
         summary = _write(merged, say)
+        store_all(image for document in documents for image in document_images(document)[0])
         # Every page of the exams, unchanged questions too: their "Go deeper" lists may name a
         # changed one, and the exam's count and order may have changed.
         forget_exams(Exam.objects.filter(slug__in=summary.exam_slugs).values_list("pk", flat=True))
@@ -136,6 +140,60 @@ def import_documents(
 
 def import_document(document: Document, progress: Progress | None = None) -> ImportSummary:
     return import_documents([document], progress)
+
+
+def preview_document(document: Document) -> ImportSummary:
+    """What import_document would do, found by doing it in a transaction that is rolled back:
+    the same checks (BankError), counts and outcome of each question, and nothing written."""
+    with transaction.atomic():
+        summary = import_document(document)
+        transaction.set_rollback(True)
+    return summary
+
+
+@dataclass(frozen=True)
+class PlannedOption:
+    text: str  # our Markdown, as every text below
+    correct: bool
+    rationale: str
+
+
+@dataclass(frozen=True)
+class PlannedQuestion:
+    """A question of an import as its preview shows it, whatever the file's format."""
+
+    where: str  # its place in the file
+    uid: str
+    kind: str  # "single", "multiple" or "truefalse"
+    stem: str
+    options: list[PlannedOption]
+    explanation: str
+    topic: str  # the title of the topic it lands in
+    outcome: str  # "created", "updated" or "unchanged"
+
+
+def planned_questions(document: Document, outcomes: dict[str, str]) -> list[PlannedQuestion]:
+    """The questions of a checked document with what importing it does to each."""
+    planned = []
+    for e, exam in enumerate(document["exams"]):
+        titles = {topic["slug"]: topic["title"] for topic in exam["topics"]}
+        for q, question in enumerate(exam["questions"]):
+            planned.append(
+                PlannedQuestion(
+                    where=f"exams[{e}].questions[{q}]",
+                    uid=question["uid"],
+                    kind=question["kind"],
+                    stem=question["stem"],
+                    options=[
+                        PlannedOption(option["text"], option["correct"], option["rationale"])
+                        for option in question["options"]
+                    ],
+                    explanation=question["explanation"],
+                    topic=f"{exam['code']}: {titles[question['topic']]}",
+                    outcome=outcomes.get(question["uid"], "unchanged"),
+                )
+            )
+    return planned
 
 
 def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
@@ -164,6 +222,15 @@ def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
     Question.objects.bulk_update(changed, [*QUESTION_FIELDS, "updated_at"], batch_size=UPDATE_BATCH)
     summary.questions_created = len(question_rows) - len(stored_questions)
     summary.questions_updated = len(changed)
+    changed_uids = {row.uid for row in changed}
+    summary.outcomes = {
+        uid: "created"
+        if uid not in stored_questions
+        else "updated"
+        if uid in changed_uids
+        else "unchanged"
+        for uid in question_rows
+    }
     summary.questions_unchanged = len(stored_questions) - len(changed)
     return summary
 

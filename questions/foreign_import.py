@@ -27,9 +27,18 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from questions.bank_checks import Problem, rule_problems, schema_problems
-from questions.bank_import import UPDATE_BATCH, _changed
+from questions.bank_checks import BankError, Problem, rule_problems, schema_problems
+from questions.bank_import import (
+    UPDATE_BATCH,
+    PlannedOption,
+    PlannedQuestion,
+    _changed,
+    import_document,
+    planned_questions,
+    preview_document,
+)
 from questions.formats import aiken, gift, moodle_xml, qti
+from questions.formats.courseiva import parse_document
 from questions.formats.foreign import (
     MAX_FILE_BYTES,
     ForeignFileError,
@@ -156,6 +165,8 @@ class ForeignReport:
     topics_created: list[str] = field(default_factory=list)
     empty_rationales: int = 0
     empty_explanations: int = 0
+    # The valid questions as written (or, dry, as they would be): for the admin's preview.
+    planned: list[PlannedQuestion] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -289,6 +300,15 @@ def import_foreign(
             store_all(image for source in sources for image in source.bank.images.values())
             forget_exams([exam.pk])
     return report
+
+
+def preview_foreign(
+    sources: Sequence[Source], exam_slug: str, topic_slug: str | None = None
+) -> ForeignReport:
+    """What importing the sources would do, written nothing: `import_foreign` run dry with
+    the valid questions kept, so that the report plans each of them (`planned`) next to the
+    skipped ones and the errors. Raises ForeignImportError as import_foreign does."""
+    return import_foreign(sources, exam_slug, topic_slug, skip_invalid=True, dry_run=True)
 
 
 def _where(label: str, line: int) -> str:
@@ -440,6 +460,35 @@ def _write(
     report.imported = len(new)
     report.updated = len(changed)
     report.unchanged = len(stored) - len(changed)
+    report.planned = [
+        _planned(
+            item,
+            topics[item.topic_slug],
+            "created"
+            if item.uid not in stored
+            else "updated"
+            if rows[item.uid].pk in changed
+            else "unchanged",
+        )
+        for item in items
+    ]
+
+
+def _planned(item: _Item, topic: Topic, outcome: str) -> PlannedQuestion:
+    document = item.document
+    return PlannedQuestion(
+        where=item.where,
+        uid=item.uid,
+        kind=item.question.kind,
+        stem=document["stem"],
+        options=[
+            PlannedOption(option["text"], option["correct"], option["rationale"])
+            for option in document["options"]
+        ],
+        explanation=document["explanation"],
+        topic=topic.title,
+        outcome=outcome,
+    )
 
 
 def _write_options(
@@ -509,3 +558,110 @@ def _write_options(
     Rationale.objects.bulk_create(new_rationales)
     Rationale.objects.bulk_update(changed_rationales, ["why"], batch_size=UPDATE_BATCH)
     return touched
+
+
+# The admin's import page ------------------------------------------------------------------
+
+
+class UploadRefused(Exception):
+    """The upload cannot be imported at all; `field` is the form field the message is for."""
+
+    def __init__(self, message: str, field: str = "bank_file") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass
+class UploadPlan:
+    """An uploaded file read and checked, any format, with what importing it does to each
+    question: the admin previews it (`written` False), then imports it the same way."""
+
+    label: str
+    format: str
+    written: bool
+    questions: list[PlannedQuestion] = field(default_factory=list)
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    topics_created: list[str] = field(default_factory=list)
+
+    @property
+    def format_name(self) -> str:
+        return FORMAT_NAMES.get(self.format, self.format)
+
+
+def import_upload(
+    label: str,
+    raw: bytes,
+    file_format: str = "auto",
+    exam_slug: str | None = None,
+    topic_slug: str | None = None,
+    *,
+    dry_run: bool,
+) -> UploadPlan:
+    """Read, check and (unless `dry_run`) import one uploaded file. courseiva-bank JSON is
+    all or nothing (its problems are the plan's errors, no question planned); a foreign file
+    goes into the exam with its valid questions, the others listed. Raises UploadRefused when
+    the file cannot be read or the exam or topic is missing; writes nothing then."""
+    as_json = file_format == "json" or (
+        file_format == "auto"
+        and label.lower().endswith(".json")
+        and not raw.startswith(qti.ZIP_MAGIC)
+    )
+    source = None if as_json else read_source(label, raw, file_format)
+    if source is None or source.bank.format == "json":
+        return _import_json_upload(label, raw, dry_run=dry_run)
+    bank = source.bank
+    if bank.errors and not bank.questions and not bank.skipped:
+        raise UploadRefused(
+            "; ".join(error.message for error in bank.errors).replace(
+                "give --format", "choose its format"
+            )
+        )
+    if not exam_slug:
+        raise UploadRefused(
+            f"{FORMAT_NAMES.get(bank.format, bank.format)} questions go into an existing exam: "
+            "choose it.",
+            field="exam",
+        )
+    try:
+        report = import_foreign([source], exam_slug, topic_slug, skip_invalid=True, dry_run=dry_run)
+    except ForeignImportError as error:
+        raise UploadRefused(str(error), field="exam") from None
+    return UploadPlan(
+        label=label,
+        format=report.format,
+        written=report.written and not dry_run,
+        questions=report.planned,
+        created=report.imported,
+        updated=report.updated,
+        unchanged=report.unchanged,
+        skipped=report.skipped,
+        errors=report.errors,
+        notes=report.notes,
+        topics_created=report.topics_created,
+    )
+
+
+def _import_json_upload(label: str, raw: bytes, *, dry_run: bool) -> UploadPlan:
+    plan = UploadPlan(label=label, format="json", written=False)
+    try:
+        document = parse_document(raw)
+        summary = preview_document(document) if dry_run else import_document(document)
+    except BankError as error:
+        if any(problem.path in ("(file)", "(document)") for problem in error.problems):
+            raise UploadRefused("; ".join(str(problem) for problem in error.problems)) from None
+        plan.errors = [
+            {"where": problem.path, "message": problem.message} for problem in error.problems
+        ]
+        return plan
+    plan.written = not dry_run
+    plan.questions = planned_questions(document, summary.outcomes)
+    plan.created = summary.questions_created
+    plan.updated = summary.questions_updated
+    plan.unchanged = summary.questions_unchanged
+    plan.notes = summary.lines()[:2]  # exams and topics; the questions are counted apart
+    return plan

@@ -7,7 +7,15 @@ from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
 from django.http import QueryDict
 
-from questions.models import Option, Question, Rationale, Status, option_rule_problems
+from questions.models import (
+    Exam,
+    Option,
+    Question,
+    Rationale,
+    Status,
+    Topic,
+    option_rule_problems,
+)
 
 if TYPE_CHECKING:
     from questions.pages import QuestionPage
@@ -107,14 +115,44 @@ class OptionFormSet(BaseInlineFormSet[Option, Question, forms.ModelForm[Option]]
 
 
 class BankUploadForm(forms.Form):
-    # A bank of 10,000 questions with full rationales is about 30 MB of JSON.
+    """A bank file to preview, with where its questions go when it is a foreign format."""
+
+    # A bank of 10,000 questions with full rationales is about 30 MB of JSON; foreign files
+    # have their own, lower limit (questions.formats.foreign.MAX_FILE_BYTES).
     MAX_BYTES = 100 * 1024 * 1024
 
     bank_file = forms.FileField(
-        label="Question bank file (JSON)",
-        help_text="A courseiva-bank document, version 1. Nothing is written unless the whole "
-        "file is valid.",
-        widget=forms.ClearableFileInput(attrs={"accept": ".json,application/json"}),
+        label="Question bank file",
+        help_text="courseiva-bank JSON, GIFT, Aiken, Moodle XML, a QTI item (XML) or a QTI "
+        "content package (zip). Nothing is written before you confirm the preview.",
+    )
+    file_format = forms.ChoiceField(
+        label="Format",
+        choices=[
+            ("auto", "Tell from the file"),
+            ("json", "courseiva-bank JSON"),
+            ("gift", "GIFT"),
+            ("aiken", "Aiken"),
+            ("moodle-xml", "Moodle XML"),
+            ("qti", "QTI item or package"),
+        ],
+        initial="auto",
+    )
+    exam = forms.ModelChoiceField(
+        queryset=Exam.objects.order_by("position", "slug"),
+        to_field_name="slug",
+        required=False,
+        help_text="Required for GIFT, Aiken, Moodle XML and QTI: the exam their questions go "
+        "into (a courseiva-bank JSON file names its own).",
+    )
+    topic = forms.ModelChoiceField(
+        queryset=Topic.objects.select_related("exam").order_by(
+            "exam__position", "exam__slug", "position"
+        ),
+        required=False,
+        label="Topic for uncategorised questions",
+        help_text="A topic of the exam above; by default a topic “Imported” (created when "
+        "missing).",
     )
 
     def clean_bank_file(self) -> Any:
@@ -126,6 +164,19 @@ class BankUploadForm(forms.Form):
                 "`manage.py import_bank`."
             )
         return upload
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        exam, topic = cleaned.get("exam"), cleaned.get("topic")
+        if topic is not None and (exam is None or topic.exam_id != exam.pk):
+            self.add_error("topic", "Choose a topic of the chosen exam.")
+        return cleaned
+
+
+class ConfirmImportForm(forms.Form):
+    """The confirmation of a preview: the signed token of the upload kept on the server."""
+
+    token = forms.CharField(widget=forms.HiddenInput)
 
 
 class AnswerForm(forms.Form):

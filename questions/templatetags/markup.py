@@ -3,7 +3,7 @@ from decimal import Decimal
 from django import template
 from django.utils.safestring import SafeString
 
-from questions.markup import render_markdown
+from questions.markup import render_markdown, render_markdown_inline
 from questions.models import format_number
 
 register = template.Library()
@@ -13,6 +13,12 @@ register = template.Library()
 def markdown_filter(text: str) -> SafeString:
     """`{{ question.stem|markdown }}`: author markdown, rendered and sanitised."""
     return render_markdown(text)
+
+
+@register.filter(name="markdown_inline")
+def markdown_inline_filter(text: str) -> SafeString:
+    """`{{ option.text|markdown_inline }}`: as `markdown`, without a lone paragraph's <p>."""
+    return render_markdown_inline(text)
 
 
 @register.filter(name="number")

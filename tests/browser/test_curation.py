@@ -70,14 +70,16 @@ def test_curator_imports_a_bank_and_sees_problems_of_a_broken_one(page, tmp_path
     broken["exams"][0]["topics"][0]["weight"] = 10
     broken_path = tmp_path / "broken.json"
     broken_path.write_text(json.dumps(broken))
-    page.get_by_label("Question bank file (JSON)").set_input_files(broken_path)
-    page.get_by_role("button", name="Check and import").click()
+    page.get_by_label("Question bank file").set_input_files(broken_path)
+    page.get_by_role("button", name="Preview").click()
     expect(page.get_by_role("alert")).to_contain_text("The file was not imported: 1 problem.")
     expect(page.locator(".bank-problems")).to_contain_text("topic weights add up to 50, not 100")
     assert Question.objects.count() == 0
 
-    page.get_by_label("Question bank file (JSON)").set_input_files(SAMPLE_BANK)
-    page.get_by_role("button", name="Check and import").click()
-    expect(page.locator(".messagelist")).to_contain_text("Questions: 8 created")
+    page.get_by_role("link", name="Upload another file").click()
+    page.get_by_label("Question bank file").set_input_files(SAMPLE_BANK)
+    page.get_by_role("button", name="Preview").click()
+    page.get_by_role("button", name="Import 8 questions").click()
+    expect(page.locator(".messagelist")).to_contain_text("8 created")
     expect(page.get_by_role("link", name="cmle-0001")).to_be_visible()
     assert Question.objects.count() == 8
