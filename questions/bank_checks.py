@@ -17,6 +17,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
 
+from questions.media import document_images
 from questions.models import (
     Question,
     option_rule_problems,
@@ -263,6 +264,7 @@ def check_documents(documents: Sequence[Document]) -> list[list[Problem]]:
     results = []
     for document in documents:
         problems = schema_problems(document) + rule_problems(document, known)
+        problems += [Problem(path, message) for path, message in document_images(document)[1]]
         results.append(sorted(problems, key=_path_order))
     return results
 

@@ -204,3 +204,53 @@ def read_bytes(media: QuestionMedia) -> bytes:
     with default_storage.open(media.storage_name, "rb") as stream:
         data: bytes = stream.read()
     return data
+
+
+# In a courseiva-bank document ---------------------------------------------------------------
+
+
+def document_entries(file_names: Iterable[str]) -> list[dict[str, str]]:
+    """The document's top-level "media" list: the stored images of these file names, their
+    bytes in base64, ordered by name. One query (none for none); names not stored are left
+    out (the text then shows nothing for them, as on our pages)."""
+    return [
+        {
+            "name": name,
+            "content_type": stored.content_type,
+            "original_name": stored.original_name,
+            "data": base64.b64encode(read_bytes(stored)).decode("ascii"),
+        }
+        for name, stored in sorted(media_for(file_names).items())
+    ]
+
+
+def document_images(
+    document: dict[str, Any],
+) -> tuple[list[tuple[Image, str]], list[tuple[str, str]]]:
+    """The images of a document's "media" list and, by JSON path, what is wrong with the
+    others: not base64, not an image we accept, or a name that is not the bytes' hash."""
+    images: list[tuple[Image, str]] = []
+    problems: list[tuple[str, str]] = []
+    entries = document.get("media")
+    if not isinstance(entries, list):
+        return images, problems
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or not isinstance(entry.get("data"), str):
+            continue  # the schema reports it
+        where = f"media[{index}]"
+        data = decode_base64(entry["data"])
+        if data is None:
+            problems.append((f"{where}.data", "not base64, or larger than an image may be"))
+            continue
+        try:
+            image = check_image(data)
+        except MediaError as error:
+            problems.append((f"{where}.data", str(error)))
+            continue
+        if entry.get("name") != image.file_name:
+            problems.append(
+                (f"{where}.name", f"the data's name is {image.file_name} (its SHA-256 and type)")
+            )
+            continue
+        images.append((image, str(entry.get("original_name", ""))))
+    return images, problems

@@ -318,3 +318,102 @@ def test_the_daily_task_removes_unused_images(settings):
     )
     remove_unused_question_media.call()
     assert not QuestionMedia.objects.exists()
+
+
+# Export and round trips -----------------------------------------------------------------
+
+
+def question_with_images() -> tuple[Question, QuestionMedia, QuestionMedia]:
+    exhibit = media.store(media.check_image(png(seed=10)), "exhibit.png")
+    in_option = media.store(media.check_image(png(seed=11)), "option.png")
+    question: Question = QuestionFactory.create(
+        uid="img-0001", stem=f"Which link is down?\n\n![Exhibit 1]({exhibit.url})"
+    )
+    option = question.options.all()[0]
+    option.text = f"This one: ![Link A]({in_option.url})"
+    option.save()
+    return question, exhibit, in_option
+
+
+def test_json_export_carries_the_images_and_a_round_trip_keeps_them(tmp_path, capsys):
+    _, exhibit, in_option = question_with_images()
+    media.store(media.check_image(png(seed=12)), "unused.png")
+    call_command("export_bank", "-o", str(tmp_path / "bank.json"))
+    document = json.loads((tmp_path / "bank.json").read_text())
+    assert [entry["name"] for entry in document["media"]] == sorted(
+        [exhibit.file_name, in_option.file_name]
+    )
+    entry = next(e for e in document["media"] if e["name"] == exhibit.file_name)
+    assert base64.b64decode(entry["data"]) == png(seed=10)
+    assert entry["content_type"] == "image/png"
+    # Into an empty bank: the images come back, and so does the document.
+    Question.objects.all().delete()
+    for stored in QuestionMedia.objects.all():
+        default_storage.delete(stored.storage_name)
+    QuestionMedia.objects.all().delete()
+    call_command("import_bank", str(tmp_path / "bank.json"))
+    capsys.readouterr()
+    assert media.read_bytes(QuestionMedia.objects.get(sha256=exhibit.sha256)) == png(seed=10)
+    call_command("export_bank", "-o", str(tmp_path / "again.json"))
+    assert json.loads((tmp_path / "again.json").read_text()) == document
+
+
+def test_a_json_bank_whose_media_lie_is_refused_whole(tmp_path, capsys):
+    question_with_images()
+    call_command("export_bank", "-o", str(tmp_path / "bank.json"))
+    document = json.loads((tmp_path / "bank.json").read_text())
+    document["media"][0]["data"] = base64.b64encode(b"<svg><script/></svg>").decode()
+    document["media"][1]["data"] = base64.b64encode(png(seed=99)).decode()
+    (tmp_path / "bank.json").write_text(json.dumps(document))
+    from django.core.management import CommandError
+
+    with pytest.raises(CommandError):
+        call_command("import_bank", str(tmp_path / "bank.json"))
+    output = capsys.readouterr()
+    text = output.out + output.err
+    assert "media[0].data: SVG is not accepted" in text
+    assert "media[1].name: the data's name is" in text
+
+
+def test_export_without_images_has_no_media_and_the_same_queries(django_assert_num_queries):
+    from questions.formats.courseiva import export_document
+
+    QuestionFactory()
+    with django_assert_num_queries(5):
+        document = export_document()
+    assert "media" not in document
+
+
+@pytest.mark.parametrize("export_format", ["moodle-xml", "qti3"])
+def test_moodle_and_qti_exports_carry_the_images_back_into_an_exam(tmp_path, capsys, export_format):
+    question, exhibit, in_option = question_with_images()
+    suffix = "xml" if export_format == "moodle-xml" else "zip"
+    path = tmp_path / f"bank.{suffix}"
+    call_command("export_bank", "--format", export_format, "-o", str(path))
+    if export_format == "moodle-xml":
+        text = path.read_text()
+        assert f"@@PLUGINFILE@@/{exhibit.file_name}" in text
+        assert "/media/q/" not in text
+    else:
+        with zipfile.ZipFile(path) as archive:
+            assert archive.read(f"media/{exhibit.file_name}") == png(seed=10)
+            item = archive.read("items/img-0001.xml").decode()
+            manifest = archive.read("imsmanifest.xml").decode()
+        assert f'src="../media/{exhibit.file_name}"' in item
+        assert f'href="media/{in_option.file_name}"' in manifest
+    # Read back into another exam, from empty storage: the same images, the same alt texts.
+    for stored in QuestionMedia.objects.all():
+        default_storage.delete(stored.storage_name)
+    QuestionMedia.objects.all().delete()
+    other = ExamFactory(slug="round-trip")
+    TopicFactory(exam=other, slug="imported", title="Imported")
+    call_command("import_bank", str(path), "--exam", other.slug)
+    capsys.readouterr()
+    back = Question.objects.exclude(pk=question.pk).get()
+    assert media.read_bytes(QuestionMedia.objects.get(sha256=exhibit.sha256)) == png(seed=10)
+    stem = str(render_markdown(back.stem))
+    assert f'src="{exhibit.url}"' in stem
+    assert 'alt="Exhibit 1"' in stem
+    option_html = str(render_markdown(back.options.first().text))
+    assert f'src="{in_option.url}"' in option_html
+    assert 'alt="Link A"' in option_html

@@ -1,7 +1,8 @@
 """Our interchange format, courseiva-bank JSON (docs/question-bank.md): JSON text parsed into a
 document and written from one, and the bank exported as a document. A canonical export: empty
 optional fields left out, `status` always written, so that export -> import -> export is
-byte-identical.
+byte-identical. The images the exported text shows travel in the document, base64 in a
+top-level "media" list (left out when there are none).
 """
 
 import json
@@ -10,6 +11,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from questions import media
 from questions.bank_checks import BankError, Document, Problem
 from questions.models import (
     Exam,
@@ -61,7 +63,8 @@ def _number(value: Decimal) -> int | float:
 
 
 def export_document(exams: Sequence[Exam] | None = None) -> Document:
-    """The bank (or the given exams) as a document. Five queries, whatever its size.
+    """The bank (or the given exams) as a document. Five queries, whatever its size, and a
+    sixth when its text shows images.
 
     Optional fields that are empty are left out, so exporting what was imported gives back
     the same document; `status` is always written.
@@ -97,7 +100,7 @@ def export_document(exams: Sequence[Exam] | None = None) -> Document:
                 question, options_by_question.get(question.pk, []), related.get(question.pk, [])
             )
         )
-    return {
+    document: Document = {
         "format": FORMAT,
         "version": VERSION,
         "exams": [
@@ -105,6 +108,23 @@ def export_document(exams: Sequence[Exam] | None = None) -> Document:
             for exam in exam_rows
         ],
     }
+    images = media.document_entries(media_references(document))
+    if images:
+        document["media"] = images
+    return document
+
+
+def media_references(document: Document) -> set[str]:
+    """The file names of the images a document's questions show."""
+    names: set[str] = set()
+    for exam in document.get("exams", []):
+        for question in exam.get("questions", []):
+            for name in ("stem", "trap", "explanation"):
+                names |= media.references(question.get(name, ""))
+            for option in question.get("options", []):
+                for name in ("text", "rationale", "tempting_because", "right_when"):
+                    names |= media.references(option.get(name, ""))
+    return names
 
 
 def _without_empty(values: dict[str, Any], optional: Iterable[str]) -> dict[str, Any]:

@@ -41,7 +41,8 @@ from questions.formats.foreign import (
     to_markdown,
 )
 from questions.markup import render_markdown, render_markdown_inline
-from questions.media import MediaError, check_image, decode_base64
+from questions.media import MediaError, check_image, decode_base64, references
+from questions.models import MEDIA_URL_PREFIX
 
 FORMAT = "moodle-xml"
 
@@ -426,7 +427,10 @@ def write_bank(document: Document) -> str:
     """A courseiva-bank document (`questions.formats.courseiva.export_document`) as Moodle
     XML: per exam and topic a category `$course$/top/<exam code>/<topic title>`, then each
     question as multichoice. What Moodle XML has no place for goes into the general feedback
-    (the common exam trap, references) or is left out (docs/question-bank.md)."""
+    (the common exam trap, references) or is left out (docs/question-bank.md). The images
+    the text shows (the document's "media") are embedded as base64 `<file>`s of the text
+    that shows them, referred to as `@@PLUGINFILE@@/<name>`."""
+    files = {entry["name"]: entry["data"] for entry in document.get("media", [])}
     quiz = Element("quiz")
     for exam in document["exams"]:
         for topic in exam["topics"]:
@@ -438,6 +442,8 @@ def write_bank(document: Document) -> str:
             _text_element(category, "category", f"$course$/top/{path}", text_format=None)
             for question in questions:
                 _write_question(quiz, question)
+    for element in quiz.iter():
+        _embed_files(element, files)
     indent(quiz, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(quiz, encoding="unicode") + "\n"
 
@@ -489,6 +495,20 @@ def _write_question(quiz: Element, question: dict[str, Any]) -> None:
         tags = SubElement(element, "tags")
         for tag in question["tags"]:
             _text_element(tags, "tag", tag, text_format=None)
+
+
+def _embed_files(element: Element, files: dict[str, str]) -> None:
+    """An HTML text element's images from our URLs to embedded files."""
+    if element.get("format") != "html":
+        return
+    text = element.find("text")
+    if text is None or not text.text or MEDIA_URL_PREFIX not in text.text:
+        return
+    for name in sorted(references(text.text)):
+        if name in files:
+            text.text = text.text.replace(MEDIA_URL_PREFIX + name, f"@@PLUGINFILE@@/{name}")
+            file = SubElement(element, "file", name=name, path="/", encoding="base64")
+            file.text = files[name]
 
 
 def _text_element(

@@ -11,8 +11,12 @@ What QTI has no place for: the common exam trap is a second modal feedback title
 exam trap" (a QTI player shows it after the explanation; our importer reads it back into the
 explanation); "tempting because", "right when", difficulty, tags, references, author, review
 date, related questions and status are not written.
+
+The images the text shows (the document's "media") are files of the package, `media/<name>`,
+referred to relative to the item (`../media/<name>`) and listed as the item resource's files.
 """
 
+import base64
 import io
 import zipfile
 from html.parser import HTMLParser
@@ -21,6 +25,8 @@ from xml.etree.ElementTree import Element, SubElement, tostring
 
 from questions.bank_checks import Document
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
+from questions.media import references
+from questions.models import MEDIA_URL_PREFIX
 
 NS = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 CP_NS = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
@@ -64,9 +70,14 @@ class _XhtmlBuilder(HTMLParser):
                 parent.text = (parent.text or "") + data
 
 
+# Where the package keeps images, and how an item (in items/) refers to them.
+MEDIA_FOLDER = "media/"
+ITEM_MEDIA_HREF = "../media/"
+
+
 def append_html(parent: Element, markup: str) -> None:
     builder = _XhtmlBuilder(parent)
-    builder.feed(markup)
+    builder.feed(markup.replace(f'src="{MEDIA_URL_PREFIX}', f'src="{ITEM_MEDIA_HREF}'))
     builder.close()
 
 
@@ -233,6 +244,8 @@ def write_package(document: Document) -> bytes:
     _value(metadata, "schemaversion", "3.0.0")
     SubElement(manifest, "organizations")
     resources = SubElement(manifest, "resources")
+    files = {entry["name"]: entry["data"] for entry in document.get("media", [])}
+    written: set[str] = set()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for exam in document["exams"]:
@@ -259,7 +272,21 @@ def write_package(document: Document) -> bytes:
                     {"identifier": identifier, "type": "imsqti_item_xmlv3p0", "href": path},
                 )
                 SubElement(resource, "file", {"href": path})
+                for name in sorted(_image_names(question)):
+                    if name not in files:
+                        continue
+                    if name not in written:
+                        archive.writestr(MEDIA_FOLDER + name, base64.b64decode(files[name]))
+                        written.add(name)
+                    SubElement(resource, "file", {"href": MEDIA_FOLDER + name})
                 SubElement(test_resource, "dependency", {"identifierref": identifier})
             archive.writestr(test_path, assessment_test_xml(exam, item_paths))
         archive.writestr("imsmanifest.xml", _document(manifest))
     return buffer.getvalue()
+
+
+def _image_names(question: dict[str, Any]) -> set[str]:
+    texts = [question["stem"], question["explanation"], question.get("trap", "")]
+    for option in question["options"]:
+        texts += [option["text"], option["rationale"]]
+    return {name for text in texts for name in references(text)}
