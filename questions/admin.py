@@ -12,7 +12,8 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from questions import upload_store
+# Registers the question images' admin (upload an image, copy its Markdown).
+from questions import media_admin, upload_store  # noqa: F401
 from questions.foreign_import import UploadPlan, UploadRefused, import_upload
 from questions.forms import BankUploadForm, ConfirmImportForm, OptionForm, OptionFormSet
 from questions.models import (

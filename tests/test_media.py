@@ -417,3 +417,30 @@ def test_moodle_and_qti_exports_carry_the_images_back_into_an_exam(tmp_path, cap
     option_html = str(render_markdown(back.options.first().text))
     assert f'src="{in_option.url}"' in option_html
     assert 'alt="Link A"' in option_html
+
+
+# Admin upload ---------------------------------------------------------------------------
+
+
+def test_admin_upload_stores_the_image_and_shows_its_markdown(client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.factories import StaffFactory
+
+    staff = StaffFactory(is_superuser=True)
+    client.force_login(staff)
+    url = reverse("admin:questions_questionmedia_add")
+    fake = SimpleUploadedFile("diagram.png", b"<svg><script>alert(1)</script></svg>")
+    response = client.post(url, {"upload": fake})
+    assert response.status_code == 200
+    assert "SVG is not accepted" in response.content.decode()
+    assert not QuestionMedia.objects.exists()
+    upload = SimpleUploadedFile("Core switch.png", png(seed=5))
+    response = client.post(url, {"upload": upload}, follow=True)
+    stored = QuestionMedia.objects.get()
+    assert stored.original_name == "Core switch.png"
+    assert f"![Core switch]({stored.url})" in response.content.decode()
+    # The same bytes again: the image already stored.
+    client.post(url, {"upload": SimpleUploadedFile("again.png", png(seed=5))})
+    assert QuestionMedia.objects.count() == 1
+    assert client.get(reverse("admin:questions_questionmedia_changelist")).status_code == 200
