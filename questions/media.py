@@ -25,8 +25,8 @@ from typing import Any
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from questions.models import MEDIA_URL_PREFIX, Option, Question, QuestionMedia, Rationale
@@ -156,10 +156,19 @@ def references(text: str) -> set[str]:
 
 
 def _texts() -> Iterator[str]:
-    """Every Markdown text of the bank that may show an image."""
-    yield from _column_texts(Question.objects.values_list("stem", "trap", "explanation"))
-    yield from _column_texts(Option.objects.values_list("text"))
-    yield from _column_texts(Rationale.objects.values_list("why", "tempting_because", "right_when"))
+    """Every Markdown text of the bank that shows an image: only rows with our URL in some
+    field leave the database."""
+    columns: list[tuple[type[models.Model], tuple[str, ...]]] = [
+        (Question, ("stem", "trap", "explanation")),
+        (Option, ("text",)),
+        (Rationale, ("why", "tempting_because", "right_when")),
+    ]
+    for model, fields in columns:
+        showing = Q()
+        for name in fields:
+            showing |= Q(**{f"{name}__contains": MEDIA_URL_PREFIX})
+        rows = model._default_manager.filter(showing).values_list(*fields)
+        yield from _column_texts(rows)
 
 
 def _column_texts(rows: "QuerySet[Any, tuple[str, ...]]") -> Iterator[str]:
