@@ -120,6 +120,53 @@ def test_profile_update_by_hand():
     assert model.params.items["q"].difficulty == -0.5
 
 
+def test_streak_terms_by_hand():
+    totals = [0.0] * learner_model.N_PATTERNS
+    totals[0b11] = 0.3  # the last answer in all topics: right
+    model = hand_model(
+        total_pattern_weights=totals,
+        topics={"t": TopicParams(0.5, 0.0, 0.0, [0.2, 0.1, 0.0, 0.0])},
+        item_context={"q": [0.05, 0.0, 0.0, 0.0]},
+        context_means={"t": 0.07},
+    )
+    learner = model.new_learner()
+    # No answer yet: every sign of the context is 0 and the total pattern is "none yet" (0),
+    # so the first update is that of test_one_update_by_hand.
+    assert model.update(learner, "t", "q", True, learn_item=False) == pytest.approx(0.5)
+    topic = learner.topics["t"]
+    abilities = learner.overall.ability + topic.ability
+    assert abilities == pytest.approx(4 / 11 + 2 / 11)
+    # Now the previous answer (any topic) and the last on t were right: context (1, 1, 0, 0).
+    # On q: -0.5 + 0.5 + log 2 (item_wins) + 0.25 (pattern) + 0.3 (total pattern)
+    # + 0.2 + 0.1 (the topic's context weights) + 0.05 (the question's own) + abilities.
+    expected = math.log(2) + 0.25 + 0.3 + 0.3 + 0.05 + abilities
+    assert model.predict(learner, "t", "q").logit == pytest.approx(expected)
+    # The next update starts from that prediction.
+    before = model.update(learner, "t", "q", False, learn_item=False)
+    assert before == pytest.approx(learner_model.sigmoid(expected))
+    # With no question, the streak terms give way to their mean on the topic, 0.07: -0.5
+    # (the topic's difficulty) + 0 (the pattern "right, wrong") + 0.07 + abilities.
+    abilities = learner.overall.ability + learner.topics["t"].ability
+    assert model.topic_readiness(learner, "t").logit == pytest.approx(-0.5 + 0.07 + abilities)
+
+
+def test_parameters_saved_before_the_streak_terms_still_load():
+    model = hand_model()
+    data = json.loads(model.params.to_json())
+    for key in ("total_pattern_weights", "item_context", "context_means"):
+        del data[key]
+    data["pattern_weights"] = data["pattern_weights"][:16]  # three answers, then
+    data["pattern_weights"][0b1011] = 0.4  # wrong, right, right
+    data["topics"] = {"t": data["topics"]["t"][:3]}
+    old = ModelParams.from_json(json.dumps(data))
+    assert old.context_means == {}
+    assert old.topics["t"].context_weights == [0.0] * learner_model.N_CONTEXT
+    # A pattern of four answers gets the weight of its last three.
+    assert old.pattern_weights[0b11011] == old.pattern_weights[0b10011] == 0.4
+    learner = ReadinessModel(old).new_learner()
+    assert ReadinessModel(old).topic_readiness(learner, "t").logit == pytest.approx(-0.5)
+
+
 def test_a_wrong_answer_lowers_the_topic_and_unknown_ids_fall_back():
     model = hand_model()
     learner = model.new_learner()
