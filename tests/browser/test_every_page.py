@@ -197,6 +197,8 @@ def admin_pages(site) -> list[Visit]:
         Visit("admin questions", reverse("admin:questions_question_changelist")),
         Visit("admin question", reverse("admin:questions_question_change", args=[question.pk])),
         Visit("admin import", reverse("admin:questions_question_import")),
+        Visit("admin images", reverse("admin:questions_questionmedia_changelist")),
+        Visit("admin image upload", reverse("admin:questions_questionmedia_add")),
         Visit("admin exams", reverse("admin:questions_exam_changelist")),
         Visit("admin authors", reverse("admin:questions_author_changelist")),
         Visit("admin reports", reverse("admin:progress_problemreport_changelist")),
