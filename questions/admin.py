@@ -15,7 +15,13 @@ from django.utils.html import format_html
 # Registers the question images' admin (upload an image, copy its Markdown).
 from questions import media_admin, upload_store  # noqa: F401
 from questions.foreign_import import UploadPlan, UploadRefused, import_upload
-from questions.forms import BankUploadForm, ConfirmImportForm, OptionForm, OptionFormSet
+from questions.forms import (
+    BankUploadForm,
+    ConfirmImportForm,
+    OptionForm,
+    OptionFormSet,
+    QuestionForm,
+)
 from questions.models import (
     MAX_OPTIONS,
     MIN_OPTIONS,
@@ -254,12 +260,13 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
     ordering = ["topic__exam__position", "topic__exam__slug", "position", "uid"]
     list_per_page = 50
     autocomplete_fields = ["topic", "author"]
+    form = QuestionForm
     inlines = [OptionInline, RelatedInline]
     actions = ["publish", "send_to_review", "mark_reviewed_today"]
     change_list_template = "admin/questions/question/change_list.html"
     fieldsets = [
         (None, {"fields": ["uid", "topic", "kind", "status"]}),
-        ("Content", {"fields": ["stem", "trap", "explanation"]}),
+        ("Content", {"fields": ["stem", "image", "image_alt", "trap", "explanation"]}),
         (
             "Curation",
             {"fields": ["difficulty", "author", "reviewed_on", "tags", "references", "position"]},
@@ -271,6 +278,8 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
             # A question added by hand goes last in its exam's bank order.
             obj.position = Question.objects.next_position(obj.topic.exam)
         super().save_model(request, obj, form, change)
+        if form.new_image is not None:
+            messages.info(request, "The image is shown at the end of the stem: move it if need be.")
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
 from django.http import QueryDict
 
+from questions import media
 from questions.models import (
     Exam,
     Option,
@@ -19,6 +20,70 @@ from questions.models import (
 
 if TYPE_CHECKING:
     from questions.pages import QuestionPage
+
+
+class QuestionForm(forms.ModelForm[Question]):
+    """The admin's question form, with an image to show at the end of the stem: checked like
+    any image (questions.media), stored only when the whole question is saved."""
+
+    image = forms.FileField(
+        label="Add an image",
+        required=False,
+        help_text="PNG, JPEG, GIF or WebP (told by the file's content; SVG is not accepted). "
+        "Its Markdown is added at the end of the stem: move it where it belongs.",
+    )
+    image_alt = forms.CharField(
+        label="Image description (alt text)",
+        required=False,
+        max_length=200,
+        help_text="What the image shows, for learners who cannot see it. Required with an image.",
+    )
+
+    class Meta:
+        model = Question
+        fields: list[str] = []  # the admin's fieldsets name them
+
+    new_image: media.Image | None = None
+
+    def clean_image(self) -> Any:
+        upload = self.cleaned_data.get("image")
+        if upload:
+            try:
+                self.new_image = media.check_upload(upload)
+            except media.MediaError as error:
+                raise ValidationError(media.sentence(error)) from None
+        return upload
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.new_image is not None:
+            if not media.alt_text(cleaned.get("image_alt", "")):
+                self.add_error("image_alt", "Describe the image for learners who cannot see it.")
+            elif "stem" in cleaned:
+                cleaned["stem"] = media.with_image(
+                    cleaned["stem"], self.new_image, cleaned["image_alt"]
+                )
+        return cleaned
+
+    def save(self, commit: bool = True) -> Question:
+        question = super().save(commit=commit)
+        if commit:
+            self._store_image()
+        else:
+            # The admin saves the form before it validates the inlines: store the image only
+            # once the question is being saved with them.
+            save_m2m = self.save_m2m
+
+            def save_m2m_and_image() -> None:
+                save_m2m()
+                self._store_image()
+
+            self.save_m2m = save_m2m_and_image  # type: ignore[method-assign]
+        return question
+
+    def _store_image(self) -> None:
+        if self.new_image is not None:
+            media.store(self.new_image, self.cleaned_data["image"].name or "")
 
 
 class OptionForm(forms.ModelForm[Option]):

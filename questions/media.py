@@ -10,7 +10,8 @@ filesystem, or any django-storages backend) as `q/<sha256>.<ext>`, so the same i
 uploaded or imported twice is stored once. Question, option and rationale Markdown refers to
 it as `![alt](/media/q/<sha256>.<ext>)`; the sanitiser (questions.markup) lets through no
 other image source. An image that no text refers to any more is removed by
-`remove_unused_media`, run daily (questions.tasks).
+`remove_unused_media`, run daily (questions.tasks), and so is a file in the storage that
+no row describes (`remove_orphan_files`: an import that stored it was rolled back).
 """
 
 import base64
@@ -25,6 +26,7 @@ from typing import Any
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, models, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -101,6 +103,36 @@ def check_image(data: bytes, name: str = "") -> Image:
             raise MediaError(f"{label}SVG is not accepted (it can carry script): export it as PNG")
         raise MediaError(f"{label}not a PNG, JPEG, GIF or WebP image (judged by its content)")
     return Image(data, extension)
+
+
+def check_upload(upload: UploadedFile) -> Image:
+    """An uploaded file as an accepted image, or MediaError saying why not. Reads no more than
+    an image may be; stores nothing."""
+    if upload.size is not None and upload.size > max_bytes():
+        raise MediaError(
+            f"the file is {upload.size / 1e6:.1f} MB; images are accepted up to "
+            f"{max_bytes() / 1e6:.1f} MB"
+        )
+    upload.seek(0)
+    return check_image(upload.read(max_bytes() + 1))
+
+
+def sentence(error: MediaError) -> str:
+    """The error as a form shows it: capitalised, with a full stop."""
+    text = str(error)
+    return f"{text[:1].upper()}{text[1:]}."
+
+
+def alt_text(text: str) -> str:
+    """Text made safe to put between the brackets of `![...](url)`: one line, no brackets
+    or backslashes (which would end or escape the Markdown)."""
+    return " ".join(re.sub(r"[\[\]\\]", "", text).split())
+
+
+def with_image(text: str, image: Image, alt: str) -> str:
+    """Markdown text with the image shown after it, in a paragraph of its own."""
+    snippet = f"![{alt_text(alt)}]({image.url})"
+    return f"{text.rstrip()}\n\n{snippet}" if text.strip() else snippet
 
 
 def decode_base64(text: str) -> bytes | None:
@@ -198,6 +230,39 @@ def remove_unused_media(grace: timedelta = GRACE) -> int:
         QuestionMedia.objects.filter(pk=media.pk).delete()
         default_storage.delete(media.storage_name)
     return len(unused)
+
+
+def remove_orphan_files(grace: timedelta = GRACE) -> int:
+    """Delete the files under `q/` in the storage that no row describes, stored longer than
+    `grace` ago: an import whose transaction was rolled back after it stored an image leaves
+    one. A file whose storage cannot tell its age is kept (it may be an import's, whose row is
+    not committed yet). Returns how many were removed. One query and one listing."""
+    try:
+        files = default_storage.listdir("q")[1]
+    except FileNotFoundError:
+        return 0  # nothing stored yet
+    # Listed before the rows are read: a file stored meanwhile is not listed; a row committed
+    # meanwhile is read.
+    ours = {name for name in files if FILE_NAME.match(name)}
+    if not ours:
+        return 0
+    described = {
+        name.rpartition("/")[2] for name in QuestionMedia.objects.values_list("file", flat=True)
+    }
+    cutoff = timezone.now() - grace
+    removed = 0
+    for name in sorted(ours - described):
+        storage_name = f"q/{name}"
+        try:
+            modified = default_storage.get_modified_time(storage_name)
+        except (NotImplementedError, OSError):
+            continue
+        if timezone.is_naive(modified):
+            modified = timezone.make_aware(modified)
+        if modified < cutoff:
+            default_storage.delete(storage_name)
+            removed += 1
+    return removed
 
 
 def media_for(file_names: Iterable[str]) -> dict[str, QuestionMedia]:

@@ -30,15 +30,10 @@ class MediaUploadForm(forms.ModelForm[QuestionMedia]):
 
     def clean_upload(self) -> UploadedFile:
         upload: UploadedFile = self.cleaned_data["upload"]
-        if upload.size is not None and upload.size > media.max_bytes():
-            raise forms.ValidationError(
-                f"The file is {upload.size / 1e6:.1f} MB; images are accepted up to "
-                f"{media.max_bytes() / 1e6:.1f} MB."
-            )
         try:
-            self.image = media.check_image(upload.read())
+            self.image = media.check_upload(upload)
         except media.MediaError as error:
-            raise forms.ValidationError(f"{str(error)[:1].upper()}{str(error)[1:]}.") from None
+            raise forms.ValidationError(media.sentence(error)) from None
         return upload
 
 

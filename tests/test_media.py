@@ -444,3 +444,178 @@ def test_admin_upload_stores_the_image_and_shows_its_markdown(client):
     client.post(url, {"upload": SimpleUploadedFile("again.png", png(seed=5))})
     assert QuestionMedia.objects.count() == 1
     assert client.get(reverse("admin:questions_questionmedia_changelist")).status_code == 200
+
+
+# The question's change form ---------------------------------------------------------------
+
+
+def change_form_post(question: Question, **fields) -> dict:
+    from tests.test_admin_questions import question_post
+
+    options = [
+        {"id": o.pk, "text": o.text, "correct": o.is_correct, "why": o.rationale.why}
+        for o in question.options.select_related("rationale")
+    ]
+    return question_post(
+        question,
+        topic=question.topic,
+        uid=question.uid,
+        stem=question.stem,
+        status=question.status,
+        kind=question.kind,
+        options=options,
+        **fields,
+    )
+
+
+@pytest.fixture
+def curator(client):
+    from tests.factories import StaffFactory
+
+    client.force_login(StaffFactory(is_superuser=True))
+    return client
+
+
+def stored_files() -> list[str]:
+    try:
+        return default_storage.listdir("q")[1]
+    except FileNotFoundError:
+        return []
+
+
+def test_the_change_form_offers_an_image_upload(curator):
+    question = QuestionFactory()
+    page = curator.get(reverse("admin:questions_question_change", args=[question.pk]))
+    assert page.status_code == 200
+    assert 'enctype="multipart/form-data"' in page.text
+    assert "Add an image" in page.text
+    assert "Image description (alt text)" in page.text
+
+
+def test_an_image_uploaded_on_the_change_form_is_stored_and_shown_after_the_stem(curator):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    question = QuestionFactory(stem="Which link is down?")
+    url = reverse("admin:questions_question_change", args=[question.pk])
+    data = change_form_post(
+        question,
+        image=SimpleUploadedFile("Core switch.png", png(seed=7)),
+        image_alt="Core [switch]\nand its links",
+    )
+    response = curator.post(url, data, follow=True)
+    assert response.status_code == 200
+    assert not (response.context and response.context.get("errors"))
+    stored = QuestionMedia.objects.get()
+    assert stored.original_name == "Core switch.png"
+    assert default_storage.exists(stored.storage_name)
+    question.refresh_from_db()
+    assert question.stem == f"Which link is down?\n\n![Core switch and its links]({stored.url})"
+    rendered = render_markdown(question.stem)
+    assert f'<img alt="Core switch and its links" src="{stored.url}">' in rendered
+    assert "shown at the end of the stem" in response.text
+    # Saving again without a file leaves the stem as it is.
+    curator.post(url, change_form_post(question))
+    question.refresh_from_db()
+    assert question.stem.count(stored.url) == 1
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (b"<svg><script>alert(1)</script></svg>", "SVG is not accepted"),
+        (b"<html>not an image</html>", "Not a PNG, JPEG, GIF or WebP image"),
+        (png(width=64, height=64), "images are accepted up to 0.0 MB"),
+    ],
+)
+def test_the_change_form_refuses_a_file_that_is_not_an_image_and_saves_nothing(
+    curator, settings, data, error
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    settings.QUESTION_MEDIA_MAX_BYTES = 40
+    question = QuestionFactory(stem="Which link is down?")
+    url = reverse("admin:questions_question_change", args=[question.pk])
+    fake = SimpleUploadedFile("diagram.png", data)
+    response = curator.post(url, change_form_post(question, image=fake, image_alt="Diagram"))
+    assert response.status_code == 200
+    assert error in response.text
+    assert not QuestionMedia.objects.exists()
+    assert stored_files() == []
+    question.refresh_from_db()
+    assert question.stem == "Which link is down?"
+
+
+def test_the_change_form_asks_for_alt_text_and_stores_nothing_before_the_question_is_valid(
+    curator,
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    question = QuestionFactory(stem="Which link is down?")
+    url = reverse("admin:questions_question_change", args=[question.pk])
+    image = SimpleUploadedFile("diagram.png", png(seed=8))
+    response = curator.post(url, change_form_post(question, image=image, image_alt="  "))
+    assert response.status_code == 200
+    assert "Describe the image for learners who cannot see it." in response.text
+    # A valid image, but an option is in error: the question is not saved, nor the image.
+    data = change_form_post(
+        question, image=SimpleUploadedFile("diagram.png", png(seed=8)), image_alt="Diagram"
+    )
+    data["options-0-text"] = ""
+    response = curator.post(url, data)
+    assert response.status_code == 200
+    assert not QuestionMedia.objects.exists()
+    assert stored_files() == []
+    question.refresh_from_db()
+    assert question.stem == "Which link is down?"
+
+
+# Files without a row ----------------------------------------------------------------------
+
+
+def age(name: str, days: float) -> None:
+    import os
+    import time
+
+    path = default_storage.path(name)
+    stamp = time.time() - days * 86400
+    os.utime(path, (stamp, stamp))
+
+
+def test_files_no_row_describes_are_removed_once_a_day_old():
+    assert media.remove_orphan_files() == 0  # nothing stored yet: no q/ directory
+    described = media.store(media.check_image(png(seed=20)), "kept.png")
+    old_orphan = media.check_image(png(seed=21))
+    new_orphan = media.check_image(png(seed=22))
+    for image in (old_orphan, new_orphan):
+        default_storage.save(f"q/{image.file_name}", io.BytesIO(image.data))
+    default_storage.save("q/notes.txt", io.BytesIO(b"not ours"))
+    for name in (described.storage_name, f"q/{old_orphan.file_name}", "q/notes.txt"):
+        age(name, 2)
+    assert media.remove_orphan_files() == 1
+    assert sorted(stored_files()) == sorted(
+        [described.file_name, new_orphan.file_name, "notes.txt"]
+    )
+    assert media.remove_orphan_files(grace=timedelta(0)) == 1
+    assert sorted(stored_files()) == sorted([described.file_name, "notes.txt"])
+
+
+def test_a_file_whose_age_the_storage_cannot_tell_is_kept(monkeypatch):
+    orphan = media.check_image(png(seed=23))
+    default_storage.save(f"q/{orphan.file_name}", io.BytesIO(orphan.data))
+
+    def unknown(name: str):
+        raise NotImplementedError
+
+    monkeypatch.setattr(default_storage, "get_modified_time", unknown)
+    assert media.remove_orphan_files(grace=timedelta(0)) == 0
+    assert stored_files() == [orphan.file_name]
+
+
+def test_the_daily_task_removes_files_no_row_describes():
+    from questions.tasks import remove_unused_question_media
+
+    orphan = media.check_image(png(seed=24))
+    default_storage.save(f"q/{orphan.file_name}", io.BytesIO(orphan.data))
+    age(f"q/{orphan.file_name}", 2)
+    assert remove_unused_question_media.call() == 1
+    assert stored_files() == []
