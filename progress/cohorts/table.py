@@ -383,9 +383,20 @@ def topic_spreads(rows: Sequence[LearnerRow]) -> list[TopicSpread]:
     return sorted(spreads, key=lambda s: (s.mean is None, s.mean or 0.0))
 
 
+# A cell starting with one of these is a formula to a spreadsheet: a username such as
+# "=HYPERLINK(...)" would run when the instructor opens the file.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(text: str) -> str:
+    """Text as a spreadsheet shows it, never as a formula: a leading quote, which spreadsheets
+    take as "this is text" (OWASP's advice for CSV injection)."""
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
+
+
 def csv_rows(rows: Sequence[LearnerRow]) -> list[list[str]]:
     """The cohort table as CSV rows, a header first: the figures as numbers (percent), blank
-    where there is none."""
+    where there is none. Text cells (names, reasons, topic titles) are made spreadsheet-safe."""
 
     def number(value: float | None) -> str:
         return "" if value is None else f"{value:.0f}"
@@ -394,7 +405,7 @@ def csv_rows(rows: Sequence[LearnerRow]) -> list[list[str]]:
     header = [
         "learner", "at risk", "why", "pass likelihood %", "expected score %",
         "score range low %", "score range high %",
-        *(f"{topic.title} readiness %" for topic in topics),
+        *(spreadsheet_safe(f"{topic.title} readiness %") for topic in topics),
         "answers last 7 days", "last active", "mock exams", "best mock %", "joined",
     ]  # fmt: skip
     out = [header]
@@ -402,9 +413,9 @@ def csv_rows(rows: Sequence[LearnerRow]) -> list[list[str]]:
         f = row.figures
         out.append(
             [
-                row.learner.get_username(),
+                spreadsheet_safe(row.learner.get_username()),
                 "yes" if row.at_risk else "no",
-                "; ".join(row.risks),
+                spreadsheet_safe("; ".join(row.risks)),
                 number(100 * f.pass_probability if f and f.pass_probability is not None else None),
                 number(f.expected_percent if f else None),
                 number(f.low_percent if f else None),
