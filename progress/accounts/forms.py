@@ -38,6 +38,10 @@ class SignupForm(UserCreationForm[User]):
             raise ValidationError(
                 "A username cannot contain @. Put your e-mail in the E-mail field."
             )
+        # "." and ".." would make paths such as /instructor/cohorts/<code>/learners/../ point
+        # somewhere else: a name needs a letter, a digit or a sign other than a dot.
+        if username and not username.strip("."):
+            raise ValidationError("A username needs more than dots: add a letter or a digit.")
         return super().clean_username()
 
     def clean_email(self) -> str:
