@@ -115,10 +115,13 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "courseiva.middleware.PrivatePages",
     "progress.mocks.middleware.ExpiredMockMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # After the CSRF check, which reads a posted form first (see the class).
+    "courseiva.middleware.RejectNulBytes",
     # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -155,6 +158,9 @@ except ValueError as error:
     ) from None
 if not _database.get("ENGINE"):
     raise ImproperlyConfigured(f"DATABASE_URL={_database_url!r} names no known database engine.")
+# A kept connection (CONN_MAX_AGE > 0) is checked before a request reuses it: after a
+# database restart each process would otherwise serve one 500 on its dead connection.
+_database["CONN_HEALTH_CHECKS"] = True
 if _database["ENGINE"] == "django.db.backends.sqlite3":
     # Wait for a writer instead of failing at once with "database is locked"; IMMEDIATE makes
     # a transaction take the write lock when it starts, so two writers queue instead of
@@ -301,6 +307,8 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
     CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+    # The probes answer over plain HTTP: a load balancer checking them must not get a 301.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
 

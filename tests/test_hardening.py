@@ -1,0 +1,108 @@
+"""Findings of the security and reliability review, each closed with a test: NUL bytes, usernames
+of dots, formulas in the cohort CSV, personal pages kept out of shared caches, the probes behind
+an HTTPS redirect, kept connections checked after a database restart."""
+
+import csv
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from progress.accounts.models import User
+from progress.cohorts.models import Cohort, Membership
+from tests.factories import InstructorFactory, UserFactory, answer_topic, storage_and_serving_exam
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "data"),
+    [
+        ("get", "/questions/q%00x/", None),
+        ("get", "/", {"q": "a\x00b"}),
+        ("post", "/accounts/login/", {"username": "a\x00", "password": "x"}),
+    ],
+)
+def test_a_nul_byte_is_a_400_not_a_500(client, method, url, data):
+    response = getattr(client, method)(url, data) if data else getattr(client, method)(url)
+    assert response.status_code == 400
+    assert "NUL character" in response.text
+
+
+@pytest.mark.parametrize("username", [".", "..", "..."])
+def test_usernames_of_dots_are_refused(client, username):
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": username,
+            "email": "dots@example.com",
+            "password1": "a long and unusual passphrase 42",
+            "password2": "a long and unusual passphrase 42",
+        },
+    )
+    assert response.status_code == 400
+    assert "more than dots" in response.text
+    assert not User.objects.filter(email="dots@example.com").exists()
+
+
+def test_the_cohort_csv_never_holds_a_formula(client):
+    exam = storage_and_serving_exam()
+    topic = exam.topics.get(title="Storage")
+    topic.title = '=HYPERLINK("http://x.example")'
+    topic.save()
+    cohort = Cohort.objects.create(name="Evening", exam=exam)
+    instructor = InstructorFactory()
+    cohort.instructors.add(instructor)
+    for name in ("+cmd", "-sum", "plain"):
+        learner = UserFactory(username=name)
+        Membership.objects.create(cohort=cohort, learner=learner)
+        answer_topic(learner, topic, 2, right=True)
+    client.force_login(instructor)
+    response = client.get(reverse("cohort_export", args=[cohort.code]))
+    assert response.status_code == 200
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert '\'=HYPERLINK("http://x.example") readiness %' in rows[0]
+    names = sorted(row[0] for row in rows[1:])
+    assert names == ["'+cmd", "'-sum", "plain"]
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_personal_pages_stay_out_of_shared_caches(client):
+    assert "no-store" not in client.get(reverse("home")).get("Cache-Control", "")
+    client.force_login(UserFactory())
+    for url in (reverse("progress_home"), reverse("history"), reverse("home")):
+        control = client.get(url)["Cache-Control"]
+        assert "private" in control
+        assert "no-store" in control
+
+
+def test_the_probes_answer_behind_an_https_redirect_and_connections_are_checked(tmp_path):
+    code = (
+        "import django; django.setup();"
+        "from django.conf import settings; from django.test import Client;"
+        "c = Client();"
+        "print(c.get('/healthz').status_code, c.get('/readyz').status_code,"
+        " c.get('/robots.txt').status_code, settings.DATABASES['default']['CONN_HEALTH_CHECKS'])"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "DEBUG"}
+    env.update(
+        DJANGO_SETTINGS_MODULE="courseiva.settings",
+        DEBUG="0",
+        SECRET_KEY="a-production-secret-key-that-is-long-enough-0123456789",
+        ALLOWED_HOSTS="testserver",
+        SECURE_SSL_REDIRECT="1",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'probe.sqlite3'}",
+        EMAIL_URL="smtp://mail.example:25",
+    )
+    result = subprocess.run(  # noqa: S603 - our own interpreter, our own code
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["200", "200", "301", "True"]
