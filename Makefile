@@ -58,13 +58,14 @@ seed: $(STAMP)
 # worker service does).
 serve: $(STAMP)
 	@# Shows what a real deployment should still set (e.g. EMAIL_URL); the settings module
-	@# itself refuses to start with an unsafe value.
+	@# itself refuses to start with an unsafe value. Forwarded headers (X-Forwarded-Proto) are
+	@# trusted only from the addresses in FORWARDED_ALLOW_IPS (gunicorn's, default 127.0.0.1):
+	@# set it to the TLS proxy's address, never to '*'.
 	DEBUG=0 $(PY) manage.py check --deploy --fail-level CRITICAL
 	DEBUG=0 $(PY) manage.py migrate --noinput
 	DEBUG=0 $(PY) manage.py collectstatic --noinput --verbosity 0
 	DEBUG=0 exec $(VENV)/bin/gunicorn courseiva.wsgi --bind $(HOST):$(PORT) \
-		--workers $(WEB_CONCURRENCY) $(if $(ACCESS_LOG),--access-logfile $(ACCESS_LOG)) \
-		--forwarded-allow-ips '*'
+		--workers $(WEB_CONCURRENCY) $(if $(ACCESS_LOG),--access-logfile $(ACCESS_LOG))
 
 # The task worker and the schedule that enqueues the periodic tasks, stopped together. Run one
 # schedule per site (with Redis in CACHE_URL, extra ones wait on its lock); workers may be many.

@@ -21,6 +21,8 @@ Variables (all optional in development):
   EMAIL_URL             default console:// (mail printed to the console); smtp://user:pass@host:587
                         (STARTTLS) or smtps://user:pass@host:465 (TLS).
   DEFAULT_FROM_EMAIL    sender of password-reset mail, default Courseiva <noreply@localhost>.
+  FORCE_SCRIPT_NAME     the URL prefix when the site is served under a path, default none;
+                        never taken from the request.
   AXES_FAILURE_LIMIT    failed sign-ins (per account, per address) before a lock, default 5.
   AXES_COOLOFF_MINUTES  how long a lock lasts, default 15.
   MEDIA_ROOT            where question images are stored, default <project>/media (the
@@ -127,6 +129,9 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "courseiva.urls"
+# The URL prefix comes from here, never from the request: a client's SCRIPT_NAME header, passed
+# on by a proxy, would otherwise prefix every link of a page cached for everyone.
+FORCE_SCRIPT_NAME = env_str("FORCE_SCRIPT_NAME", "")
 WSGI_APPLICATION = "courseiva.wsgi.application"
 
 TEMPLATES = [

@@ -106,3 +106,14 @@ def test_the_probes_answer_behind_an_https_redirect_and_connections_are_checked(
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["200", "200", "301", "True"]
+
+
+def test_a_script_name_header_never_prefixes_the_links_of_a_cached_page(client):
+    from tests.factories import QuestionFactory
+
+    question = QuestionFactory()
+    poisoned = client.get(question.get_absolute_url(), SCRIPT_NAME="/evil")
+    assert poisoned.status_code == 200
+    assert "/evil" not in poisoned.text
+    # The next visitor gets the page as cached, with its own links.
+    assert "/evil" not in client.get(question.get_absolute_url()).text
