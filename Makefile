@@ -57,11 +57,11 @@ seed: $(STAMP)
 # not done here: run `make worker` beside it with the same environment (docker-compose.yml's
 # worker service does).
 serve: $(STAMP)
-	@# Shows what a real deployment should still set (e.g. EMAIL_URL); the settings module
-	@# itself refuses to start with an unsafe value. Forwarded headers (X-Forwarded-Proto) are
+	@# Stops on the deploy check's errors and shows its warnings; the settings module itself
+	@# refuses to start with an unsafe value. Forwarded headers (X-Forwarded-Proto) are
 	@# trusted only from the addresses in FORWARDED_ALLOW_IPS (gunicorn's, default 127.0.0.1):
 	@# set it to the TLS proxy's address, never to '*'.
-	DEBUG=0 $(PY) manage.py check --deploy --fail-level CRITICAL
+	DEBUG=0 $(PY) manage.py check --deploy --fail-level ERROR
 	DEBUG=0 $(PY) manage.py migrate --noinput
 	DEBUG=0 $(PY) manage.py collectstatic --noinput --verbosity 0
 	DEBUG=0 exec $(VENV)/bin/gunicorn courseiva.wsgi --bind $(HOST):$(PORT) \

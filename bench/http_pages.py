@@ -347,6 +347,7 @@ def main() -> int:
             "HOST": "127.0.0.1",
             "ACCESS_LOG": "",
             "LOG_LEVEL": "WARNING",
+            "UNSAFE_MAIL_TO_CONSOLE": "1",  # a throwaway site that sends no mail
         }
         env.pop("CACHE_URL", None)
         print(

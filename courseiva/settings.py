@@ -18,7 +18,9 @@ Variables (all optional in development):
   SECURE_SSL_REDIRECT   on/off, default off: turn on behind a TLS-terminating proxy that sets
                         X-Forwarded-Proto.
   LOG_LEVEL             DEBUG, INFO (default), WARNING, ERROR.
-  EMAIL_URL             default console:// (mail printed to the console); smtp://user:pass@host:587
+  EMAIL_URL             default console:// (mail printed to the console, DEBUG on only:
+                        with DEBUG off a mail server is required, or UNSAFE_MAIL_TO_CONSOLE=1
+                        on a trial site); smtp://user:pass@host:587
                         (STARTTLS) or smtps://user:pass@host:465 (TLS).
   DEFAULT_FROM_EMAIL    sender of password-reset mail, default Courseiva <noreply@localhost>.
   FORCE_SCRIPT_NAME     the URL prefix when the site is served under a path, default none;
@@ -226,7 +228,7 @@ AXES_USERNAME_CALLABLE = "progress.accounts.lockout.axes_username"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
 
-EMAIL_URL = env_str("EMAIL_URL", "console://")
+EMAIL_URL = env_str("EMAIL_URL", "") or "console://"
 _email = urlsplit(EMAIL_URL)
 _mail_backends = {
     "console": "django.core.mail.backends.console.EmailBackend",
@@ -238,6 +240,19 @@ if _email.scheme not in _mail_backends:
     raise ImproperlyConfigured(
         f"EMAIL_URL={EMAIL_URL!r}: use console://, smtp://user:password@host:587 "
         "or smtps://user:password@host:465."
+    )
+# With DEBUG off, console mail would print password-reset links into the log, where anyone who
+# reads it can take over the account: a real mail server is required, unless a trial site
+# says it accepts that in so many words.
+if (
+    not DEBUG
+    and _email.scheme in {"console", "locmem"}
+    and not env_bool("UNSAFE_MAIL_TO_CONSOLE", False)
+):
+    raise ImproperlyConfigured(
+        "EMAIL_URL must name a mail server (smtp://user:password@host:587) when DEBUG is off: "
+        "console mail would print password-reset links into the log. For a trial site only, "
+        "UNSAFE_MAIL_TO_CONSOLE=1 accepts that."
     )
 _mailer: dict[str, object] = {"BACKEND": _mail_backends[_email.scheme]}
 if _email.scheme in {"smtp", "smtps"}:

@@ -11,11 +11,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SETTINGS_VARIABLES = {
     "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CSRF_TRUSTED_ORIGINS",
     "CONN_MAX_AGE", "CACHE_URL", "LOG_LEVEL", "EMAIL_URL", "AXES_FAILURE_LIMIT", "SITE_URL",
+    "UNSAFE_MAIL_TO_CONSOLE", "FORCE_SCRIPT_NAME",
 }  # fmt: skip
 PRODUCTION = {
     "DEBUG": "0",
     "SECRET_KEY": "a-production-secret-key-that-is-long-enough-0123456789",
     "ALLOWED_HOSTS": "courseiva.example",
+    "EMAIL_URL": "smtp://mailer:secret@mail.example:587",
 }
 
 
@@ -88,3 +90,14 @@ def test_postgres_url_selects_psycopg():
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert result.stdout.strip() == "django.db.backends.postgresql"
+
+
+def test_debug_off_needs_a_mail_server_or_a_loud_opt_out():
+    without = start(**{**PRODUCTION, "EMAIL_URL": ""})
+    assert without.returncode != 0
+    assert "EMAIL_URL must name a mail server" in without.stderr
+    console = start(**{**PRODUCTION, "EMAIL_URL": "console://"})
+    assert console.returncode != 0
+    assert "UNSAFE_MAIL_TO_CONSOLE=1" in console.stderr
+    trial = start(**{**PRODUCTION, "EMAIL_URL": "console://", "UNSAFE_MAIL_TO_CONSOLE": "1"})
+    assert trial.returncode == 0, trial.stderr
