@@ -431,3 +431,20 @@ def test_export_qti3_then_import_gives_the_same_questions(capsys, tmp_path):
 def test_export_qti3_needs_an_output_file():
     with pytest.raises(CommandError, match="writes a zip: give -o"):
         call_command("export_bank", "--format", "qti3")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        # Parsed by defusedxml, not the fast path: a DTD without entities, and UTF-16.
+        item("dtd", CHOICE).replace("?>\n", "?>\n<!DOCTYPE qti-assessment-item>\n", 1),
+        item("utf16", CHOICE).replace('encoding="UTF-8"', 'encoding="UTF-16"').encode("utf-16"),
+    ],
+)
+def test_items_with_a_dtd_or_in_utf_16_are_read_as_before(raw):
+    root = qti.parse_xml(raw, "f")
+    [question] = qti.read_package(
+        package({"imsmanifest.xml": manifest("a.xml"), "a.xml": raw})
+    ).questions
+    assert qti.name_of(root) == "assessmentItem"
+    assert [option.text for option in question.options] == ["Yes", "No"]

@@ -242,6 +242,10 @@ def _keep_non_html_as_text(source: str) -> str:
             return match.group(0)
         return html.escape(match.group(0), quote=False)
 
+    # Most texts have only HTML's tags (and few distinct ones): then there is nothing to do.
+    names = set(_TAG_LIKE.findall(source))
+    if not names or all(name.lower() in HTML_ELEMENTS for name in names):
+        return source
     return _TAG_LIKE.sub(replace, source)
 
 
@@ -253,25 +257,31 @@ def html_to_markdown(source: str, *, keep_line_breaks: bool = False) -> str:
     Moodle's auto-format, where a newline in the source is a line break on the page."""
     source = _keep_non_html_as_text(source.strip())
     if keep_line_breaks:
-        source = re.sub(r"\r?\n", "<br>", source)
+        source = _NEWLINE.sub("<br>", source)
     cleaned = sanitise_html(source)
     # Text between the tags takes entities rather than backslashes for what Markdown would
     # read as markup: Markdown leaves a raw HTML block (`<p>...`) as it is, backslashes
     # included, while an entity means the character in either place.
-    out = []
-    for part in _HTML_TAG.split(cleaned):
-        if part.startswith("<"):
-            out.append(part)
-        else:
-            out.append(part.translate(_HTML_MARKDOWN_ENTITIES))
-    text = "".join(out).strip()
-    if not re.search(r"<pre[\s>]", text):
-        # HTML ignores newlines and runs of spaces; Markdown does not.
-        text = re.sub(r"\s+", " ", text)
+    if _MARKDOWN_SIGNS.search(cleaned):
+        cleaned = "".join(
+            part if part.startswith("<") else part.translate(_HTML_MARKDOWN_ENTITIES)
+            for part in _HTML_TAG.split(cleaned)
+        )
+    text = cleaned.strip()
+    if "<pre" not in text or not _PRE.search(text):
+        # HTML ignores newlines and runs of spaces; Markdown does not. (str.split's
+        # whitespace is the regular expressions' \s, and the text is already stripped.)
+        text = " ".join(text.split())
     # The start must not read as a Markdown block (heading, list item).
-    return re.sub(r"^([+\-])|^(\d+)([.)])", _entity_start, text)
+    if text[:1] in "+-" or text[:1].isdecimal():
+        return _BLOCK_START.sub(_entity_start, text)
+    return text
 
 
+_NEWLINE = re.compile(r"\r?\n")
+_MARKDOWN_SIGNS = re.compile(r"[\\`*_\[\]#]")
+_PRE = re.compile(r"<pre[\s>]")
+_BLOCK_START = re.compile(r"^([+\-])|^(\d+)([.)])")
 _HTML_MARKDOWN_ENTITIES = str.maketrans({char: f"&#{ord(char)};" for char in "\\`*_[]#"})
 
 

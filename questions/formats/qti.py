@@ -1,10 +1,11 @@
 """IMS QTI 2.1 and 1EdTech QTI 3.0 read into a `ParsedBank`: one item file (`read`) or a
 content package, a zip with `imsmanifest.xml` (`read_package`).
 
-XML is parsed only through defusedxml: a file that declares entities (the "billion laughs"
-bomb, external entities that would read local files) is refused, never expanded. A package
-is checked before any member is read: its member count, their total uncompressed size, and
-every member's name (no absolute path, no `..`, no symlink).
+XML with a DTD is parsed only through defusedxml: a file that declares entities (the "billion
+laughs" bomb, external entities that would read local files) is refused, never expanded. XML
+without one cannot declare any, and goes through the standard library's faster C parser. A
+package is checked before any member is read: its member count, their total uncompressed size,
+and every member's name (no absolute path, no `..`, no symlink).
 
 A `choiceInteraction` is our question: `maxChoices` 1 single answer, any other multiple; its
 correct response names the right choices. The item body around the interaction (with its
@@ -22,6 +23,7 @@ other (outside the package, not an image we accept, or an item file read alone) 
 visible "[image: path]" and a note.
 """
 
+import functools
 import html
 import io
 import posixpath
@@ -31,7 +33,7 @@ import zipfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from xml.etree.ElementTree import Element
+from xml.etree.ElementTree import Element, XMLParser
 from xml.etree.ElementTree import ParseError as XMLSyntaxError
 
 import defusedxml.ElementTree as SafeElementTree
@@ -67,8 +69,27 @@ class QtiError(Exception):
 
 def name_of(element: Element) -> str:
     """An element's local name in QTI 2.1's spelling: `qti-simple-choice` is `simpleChoice`."""
-    tag = element.tag if isinstance(element.tag, str) else ""
-    local = tag.rpartition("}")[2]
+    tag = element.tag
+    try:
+        return _names[tag]
+    except KeyError:
+        pass
+    except TypeError:  # not hashable: no tag we know
+        return ""
+    name = _local_name(tag)
+    if len(_names) < _NAMES_KEPT:
+        _names[tag] = name
+    return name
+
+
+# Reading an item asks for the names of its elements many times over (about 80 per item):
+# each tag's name is worked out once. A file is free to invent tags, so only so many are kept.
+_names: dict[object, str] = {}
+_NAMES_KEPT = 4096
+
+
+def _local_name(tag: object) -> str:
+    local = tag.rpartition("}")[2] if isinstance(tag, str) else ""
     if not local.startswith("qti-"):
         return local
     first, *rest = local[4:].split("-")
@@ -79,12 +100,25 @@ def attribute(element: Element, name: str, default: str = "") -> str:
     """An attribute in 2.1's spelling (`maxChoices`) or 3.0's (`max-choices`)."""
     value = element.get(name)
     if value is None:
-        value = element.get(re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), name))
+        value = element.get(_hyphenated(name))
     return default if value is None else value
+
+
+@functools.cache
+def _hyphenated(name: str) -> str:
+    """`maxChoices` as `max-choices` (the names asked for are ours: a handful)."""
+    return re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), name)
 
 
 def parse_xml(raw: bytes | str, place: str) -> Element:
     try:
+        if _without_dtd(raw):
+            # Nothing to defuse: entities are declared only in a DTD (<!DOCTYPE ...>), and
+            # without one expat refuses any entity reference but the five predefined ones.
+            # The C parser builds the tree several times faster than defusedxml's Python one.
+            parser = XMLParser()  # noqa: S314 - no DTD, so nothing to expand
+            parser.feed(raw)
+            return parser.close()
         return SafeElementTree.fromstring(raw)
     except DefusedXmlException as error:
         raise QtiError(
@@ -93,6 +127,22 @@ def parse_xml(raw: bytes | str, place: str) -> Element:
         ) from None
     except XMLSyntaxError as error:
         raise QtiError(f"{place}: not well-formed XML ({error})") from None
+
+
+# The start of an XML file whose bytes expat reads as ASCII (UTF-8, the default, or a
+# declared ASCII-compatible encoding), where a DTD could only be spelt `<!DOCTYPE`.
+_ASCII_START = re.compile(
+    rb"(?:\xef\xbb\xbf)?(?!<\?xml[^>]*\sencoding\s*=\s*[\"'](?!(?:utf-8|us-ascii|iso-8859-1)[\"']))<",
+    re.IGNORECASE,
+)
+
+
+def _without_dtd(raw: bytes | str) -> bool:
+    """Whether the file certainly has no DTD. Text is parsed as UTF-8 whatever it declares;
+    bytes in any other encoding (UTF-16, ...) are left to defusedxml."""
+    if isinstance(raw, str):
+        return "<!DOCTYPE" not in raw
+    return b"<!DOCTYPE" not in raw and _ASCII_START.match(raw) is not None
 
 
 def _words(name: str) -> str:
@@ -166,10 +216,13 @@ class _Html:
         return html.escape(f"[image: {source}]", quote=False)
 
     def inner(self, element: Element, *, replace: dict[int, str] | None = None) -> str:
-        parts = [html.escape(element.text or "", quote=False)]
+        text = element.text
+        parts = [html.escape(text, quote=False)] if text else []
         for child in element:
             parts.append(self.outer(child, replace=replace))
-            parts.append(html.escape(child.tail or "", quote=False))
+            tail = child.tail
+            if tail:
+                parts.append(html.escape(tail, quote=False))
         return "".join(parts)
 
     def outer(self, element: Element, *, replace: dict[int, str] | None = None) -> str:
@@ -312,6 +365,9 @@ def _mapped_values(declaration: Element) -> list[str]:
     return values
 
 
+_TAG_OR_SPACE = re.compile(r"<[^>]*>|\s")
+
+
 def _explanation(root: Element, body: Element, out: _Html) -> str:
     """Modal feedback (and feedback blocks in the body) as one explanation: the non-empty
     ones in order, each under its title when there are several."""
@@ -323,7 +379,7 @@ def _explanation(root: Element, body: Element, out: _Html) -> str:
     texts: dict[str, str] = {}
     for block in blocks:
         content = out.inner(block).strip()
-        if re.sub(r"<[^>]*>|\s", "", content):
+        if _TAG_OR_SPACE.sub("", content):
             texts.setdefault(content, attribute(block, "title"))
     if len(texts) <= 1:
         return to_markdown(next(iter(texts), ""), "html")
