@@ -401,7 +401,9 @@ def test_saving_and_moving_cost_a_fixed_number_of_queries(
         item = mock.items.select_related("question").get(position=1)
         client.get(item_url(mock, 2))  # the question's page content is cached from here
         key = keys(item)[0]
-        with django_assert_num_queries(4):  # session, user, item with its sitting, update
+        # session, user, item with its sitting; in a transaction (a savepoint and its release
+        # in a test) the sitting locked, the update
+        with django_assert_num_queries(7):
             save(client, mock, 2, key)
         with django_assert_num_queries(4):  # session, user, item, navigator
             client.get(item_url(mock, 2))
@@ -450,3 +452,44 @@ def test_concurrent_submissions_record_each_answer_once():
     assert Attempt.objects.filter(source="mock").count() == 4
     mock.refresh_from_db()
     assert mock.right_count == 4
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_save_racing_the_submission_never_lands_after_the_grading():
+    from django.test import Client
+
+    from tests.threads import run_at_once
+
+    learner = UserFactory()
+    exam = ExamFactory(mock_question_count=3, mock_duration_minutes=30, mock_pass_percent=50)
+    QuestionFactory.create_batch(3, topic=TopicFactory(exam=exam, weight=100))
+    for _ in range(4):
+        mock = MockExam.objects.start(learner=learner, exam=exam)
+        first = mock.items.select_related("question").get(position=0)
+        right = keys(first)[0]
+
+        def save_it(mock=mock, right=right):
+            client = Client()
+            client.force_login(learner)
+            response = client.post(item_url(mock, 1), {"choice": right, "go": "next"})
+            assert response.status_code in {302, 409}
+
+        def submit_it(mock=mock):
+            client = Client()
+            client.force_login(learner)
+            client.post(reverse("mock_submit", args=[mock.code]))
+
+        assert run_at_once([save_it, submit_it]) == []
+        mock.refresh_from_db()
+        first.refresh_from_db()
+        # What the review shows is what the score counted: saved before the grading (right,
+        # counted, recorded) or refused after it (unanswered everywhere).
+        recorded = Attempt.objects.filter(source="mock", question=first.question).exists()
+        if first.chosen_keys:
+            assert first.is_correct
+            assert mock.right_count == 1
+            assert recorded
+        else:
+            assert mock.right_count == 0
+            assert not recorded
+        Attempt.objects.filter(learner=learner).delete()

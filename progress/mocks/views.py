@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -124,11 +125,26 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
         if not form.is_valid():
             return _render_mock_item(request, item, page, form, status=400)
         chosen = form.cleaned_data["chosen"]
-        MockItem.objects.filter(pk=item.pk).update(
-            chosen_keys=chosen,
-            flagged=form.cleaned_data["flagged"],
-            answered_at=timezone.now() if chosen else None,
-        )
+        with transaction.atomic():
+            # Saving and submitting serialise on the sitting's row: submitting takes it first
+            # (its UPDATE), so a save either lands before the grading or finds the sitting
+            # submitted; never after the grading, where the review would show an answer the
+            # score did not count.
+            submitted = (
+                MockExam.objects.select_for_update()
+                .filter(pk=mock.pk)
+                .values_list("submitted_at", flat=True)
+                .get()
+            )
+            if submitted is None:
+                MockItem.objects.filter(pk=item.pk).update(
+                    chosen_keys=chosen,
+                    flagged=form.cleaned_data["flagged"],
+                    answered_at=timezone.now() if chosen else None,
+                )
+        if submitted is not None:
+            mock.refresh_from_db()
+            return _time_up_response(request, mock)
         go = form.cleaned_data["go"]
         if go == "review":
             return redirect(reverse("mock_submit", args=[mock.code]))
