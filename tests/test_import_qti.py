@@ -433,6 +433,72 @@ def test_export_qti3_needs_an_output_file():
         call_command("export_bank", "--format", "qti3")
 
 
+def test_rationale_of_paragraphs_is_a_feedback_block_and_comes_back(capsys, tmp_path):
+    """QTI 3 allows only inline content in qti-feedback-inline: a rationale of paragraphs or
+    a list goes in a qti-feedback-block of its choice, and is read back as its rationale."""
+    from tests.factories import ExamFactory
+
+    call_command("import_bank", str(Path(__file__).parent / "data" / "sample-bank.json"))
+    capsys.readouterr()
+    question = Question.objects.filter(topic__exam__slug="cloud-ml-engineer").first()
+    first, second, *_ = question.options.select_related("rationale")
+    first.rationale.why = "First paragraph with `code`.\n\nSecond paragraph, **bold**."
+    first.rationale.save()
+    second.rationale.why = "Because:\n\n- one\n- two"
+    second.rationale.save()
+    package_path = tmp_path / "bank.zip"
+    call_command(
+        "export_bank", "--format", "qti3", "-o", str(package_path), "--exam", "cloud-ml-engineer"
+    )
+    with zipfile.ZipFile(package_path) as archive:
+        root = qti.parse_xml(archive.read(f"items/{question.uid}.xml"), "item")
+    inline = {"a", "b", "br", "code", "em", "i", "img", "span", "strong", "sub", "sup"}
+    for feedback in root.iter(f"{{{QTI3}}}qti-feedback-inline"):
+        assert {child.tag.rpartition("}")[2] for child in feedback.iter()} - inline == {
+            "qti-feedback-inline"
+        }
+    choices = root.findall(f".//{{{QTI3}}}qti-simple-choice")
+    blocks = [choice.find(f"{{{QTI3}}}qti-feedback-block") for choice in choices]
+    assert [block is not None for block in blocks] == [True, True] + [False] * (len(choices) - 2)
+    assert blocks[0].get("identifier") == "A"
+    assert blocks[0].find(f"{{{QTI3}}}qti-content-body/{{{QTI3}}}p") is not None
+
+    fresh = ExamFactory(slug="fresh")
+    run(capsys, package_path, "--exam", "fresh")
+    copy = Question.objects.get(topic__exam=fresh, position=question.position)
+    assert [seen(why).split() for _, _, why in options_of(copy)] == [
+        seen(why).split() for _, _, why in options_of(question)
+    ]
+    assert seen(copy.options.first().rationale.why).split("\n") == [
+        "First paragraph with code.",
+        "Second paragraph, bold.",
+    ]
+    assert "paragraph" not in copy.explanation
+
+
+def test_feedback_block_of_a_choice_is_its_rationale_not_the_explanation(capsys, exam, tmp_path):
+    body = """<qti-choice-interaction response-identifier="RESPONSE" max-choices="1">
+  <qti-prompt>Is ping ICMP?</qti-prompt>
+  <qti-simple-choice identifier="A">Yes<qti-feedback-block outcome-identifier="FEEDBACK"
+    identifier="A" show-hide="show"><qti-content-body><p>Echo request.</p><p>Type 8.</p>
+    </qti-content-body></qti-feedback-block></qti-simple-choice>
+  <qti-simple-choice identifier="B">No</qti-simple-choice>
+</qti-choice-interaction>
+<qti-feedback-block outcome-identifier="F" identifier="x" show-hide="show">
+  <qti-content-body><p>ICMP.</p></qti-content-body></qti-feedback-block>"""
+    run(capsys, write(tmp_path, "ping.xml", item("ping", body)), "--exam", exam.slug)
+    question = Question.objects.get()
+    assert [(text, correct) for text, correct, _ in options_of(question)] == [
+        ("Yes", True),
+        ("No", False),
+    ]
+    assert [seen(why).split() for _, _, why in options_of(question)] == [
+        ["Echo", "request.", "Type", "8."],
+        [],
+    ]
+    assert seen(question.explanation).split() == ["ICMP."]
+
+
 @pytest.mark.parametrize(
     "raw",
     [

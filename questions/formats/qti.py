@@ -9,10 +9,11 @@ and every member's name (no absolute path, no `..`, no symlink).
 
 A `choiceInteraction` is our question: `maxChoices` 1 single answer, any other multiple; its
 correct response names the right choices. The item body around the interaction (with its
-`prompt`) is the stem; a choice's `feedbackInline` its rationale; `modalFeedback` (and
-`feedbackBlock`) the explanation. Any other interaction, or several, is skipped, never half
-imported. QTI 2.1 and 3.0 differ mostly in spelling (`choiceInteraction`,
-`qti-choice-interaction`; `maxChoices`, `max-choices`): names are read in 2.1's spelling.
+`prompt`) is the stem; a choice's `feedbackInline` (or `feedbackBlock`, for paragraphs) its
+rationale; `modalFeedback` (and other `feedbackBlock`s) the explanation. Any other
+interaction, or several, is skipped, never half imported. QTI 2.1 and 3.0 differ mostly in
+spelling (`choiceInteraction`, `qti-choice-interaction`; `maxChoices`, `max-choices`): names
+are read in 2.1's spelling.
 
 A question's place is its number in the package (1 for a single file), and every message
 names the item's file and identifier.
@@ -61,6 +62,7 @@ _XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
 _VOID = frozenset({"br", "hr", "img", "wbr", "area", "col", "source", "track", "embed", "input"})
 # Shown only in some views or after scoring: never part of the stem.
 _CONDITIONAL = frozenset({"feedbackInline", "feedbackBlock", "modalFeedback", "templateBlock"})
+_CHOICE_FEEDBACK = frozenset({"feedbackInline", "feedbackBlock"})
 
 
 class QtiError(Exception):
@@ -316,10 +318,12 @@ def read_item(
         body, replace={id(interaction): out.inner(prompt) if prompt is not None else ""}
     )
     options = []
+    rationales: set[int] = set()
     for choice in choices:
-        feedback = " ".join(
-            out.inner(child) for child in choice if name_of(child) == "feedbackInline"
-        )
+        # A choice's own feedback (inline, or a block for paragraphs) is its rationale.
+        feedbacks = [child for child in choice if name_of(child) in _CHOICE_FEEDBACK]
+        rationales.update(map(id, feedbacks))
+        feedback = " ".join(out.inner(child) for child in feedbacks)
         options.append(
             ForeignOption(
                 text=to_markdown(out.inner(choice), "html"),
@@ -332,7 +336,7 @@ def read_item(
         notes.append(f"{place}: {reason}")
     for source in dict.fromkeys(out.images):
         notes.append(f"{place}: image {source} not imported: “[image: …]” stands in its place")
-    explanation = _explanation(root, body, out)
+    explanation = _explanation(root, body, out, rationales)
     return ForeignQuestion(
         line=number,
         kind="single" if max_choices == "1" else "multiple",
@@ -368,13 +372,13 @@ def _mapped_values(declaration: Element) -> list[str]:
 _TAG_OR_SPACE = re.compile(r"<[^>]*>|\s")
 
 
-def _explanation(root: Element, body: Element, out: _Html) -> str:
-    """Modal feedback (and feedback blocks in the body) as one explanation: the non-empty
-    ones in order, each under its title when there are several."""
+def _explanation(root: Element, body: Element, out: _Html, rationales: set[int]) -> str:
+    """Modal feedback (and feedback blocks in the body but a choice's own) as one
+    explanation: the non-empty ones in order, each under its title when there are several."""
     blocks = [
         element
         for element in [*root, *body.iter()]
-        if name_of(element) in ("modalFeedback", "feedbackBlock")
+        if name_of(element) in ("modalFeedback", "feedbackBlock") and id(element) not in rationales
     ]
     texts: dict[str, str] = {}
     for block in blocks:

@@ -3,9 +3,10 @@ assessment test per exam with a section per topic, one item per question.
 
 An item is a `qti-choice-interaction` (max-choices 1, or the number of correct options) with
 its correct response; each option's rationale is a `qti-feedback-inline` shown for the chosen
-options, and the explanation a `qti-modal-feedback`. The response processing scores the item
-and sets the outcomes those feedbacks show on. Markdown is rendered to HTML as on our pages
-and written as XHTML in the QTI namespace.
+options (a `qti-feedback-block` when it is more than inline content, paragraphs or a list,
+which the schema does not allow in the former), and the explanation a `qti-modal-feedback`.
+The response processing scores the item and sets the outcomes those feedbacks show on.
+Markdown is rendered to HTML as on our pages and written as XHTML in the QTI namespace.
 
 What QTI has no place for: the common exam trap is a second modal feedback titled "Common
 exam trap" (a QTI player shows it after the explanation; our importer reads it back into the
@@ -148,12 +149,7 @@ def item_xml(question: dict[str, Any]) -> bytes:
         choice = SubElement(interaction, "qti-simple-choice", {"identifier": cid})
         append_html(choice, str(render_markdown_inline(option["text"])))
         if option["rationale"]:
-            feedback = SubElement(
-                choice,
-                "qti-feedback-inline",
-                {"outcome-identifier": "FEEDBACK", "identifier": cid, "show-hide": "show"},
-            )
-            append_html(feedback, str(render_markdown_inline(option["rationale"])))
+            _rationale(choice, cid, str(render_markdown_inline(option["rationale"])))
     modal = [
         ("EXPLANATION", "Explanation", question["explanation"]),
         ("TRAP", TRAP_TITLE, question.get("trap", "")),
@@ -173,6 +169,33 @@ def item_xml(question: dict[str, Any]) -> bytes:
         )
         append_html(SubElement(feedback, "qti-content-body"), str(render_markdown(text)))
     return _document(root)
+
+
+# What QTI 3 lets a qti-feedback-inline hold besides text (FeedbackInlineDType): HTML's
+# inline elements. A paragraph, list or code block is not one of them.
+_INLINE = frozenset({
+    "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "br", "cite", "code", "dfn", "em", "i",
+    "img", "kbd", "label", "object", "picture", "q", "ruby", "samp", "small", "span",
+    "strong", "sub", "sup", "tt", "var",
+})  # fmt: skip
+
+
+def _rationale(choice: Element, cid: str, markup: str) -> None:
+    """An option's rationale, shown when it is chosen: a qti-feedback-inline when it is
+    inline content (a phrase, a sentence), else a qti-feedback-block around a
+    qti-content-body (several paragraphs, a list), which the schema allows in a choice. The
+    importer reads either back as the option's rationale."""
+    attributes = {"outcome-identifier": "FEEDBACK", "identifier": cid, "show-hide": "show"}
+    content = Element("content")
+    append_html(content, markup)
+    if all(element.tag in _INLINE for element in content.iter() if element is not content):
+        feedback = SubElement(choice, "qti-feedback-inline", attributes)
+        body = feedback
+    else:
+        feedback = SubElement(choice, "qti-feedback-block", attributes)
+        body = SubElement(feedback, "qti-content-body")
+    body.text = content.text
+    body.extend(content)
 
 
 def _response_processing(root: Element, modal_keys: list[str]) -> None:
