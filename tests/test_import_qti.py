@@ -514,3 +514,67 @@ def test_items_with_a_dtd_or_in_utf_16_are_read_as_before(raw):
     ).questions
     assert qti.name_of(root) == "assessmentItem"
     assert [option.text for option in question.options] == ["Yes", "No"]
+
+
+def section_ref_package(*, section: str, extra: dict[str, str] | None = None) -> bytes:
+    test = f"""<qti-assessment-test xmlns="{QTI3}" identifier="t" title="T">
+<qti-test-part identifier="p" navigation-mode="linear" submission-mode="individual">
+<qti-assessment-section identifier="s0" title="Networking" visible="true">
+  <qti-assessment-item-ref identifier="r1" href="../items/a.xml"/>
+  <qti-assessment-section-ref identifier="s1" href="../sections/routing.xml"/>
+</qti-assessment-section></qti-test-part></qti-assessment-test>"""
+    return package(
+        {
+            "imsmanifest.xml": manifest(test="tests/t.xml"),
+            "tests/t.xml": test,
+            "sections/routing.xml": section,
+            "items/a.xml": item("a", CHOICE),
+            "items/b.xml": item("b", CHOICE),
+            "items/c.xml": item("c", CHOICE),
+            **(extra or {}),
+        }
+    )
+
+
+def test_section_refs_are_read_from_their_files_relative_to_them():
+    # The section refers to itself too: read once, never in a loop.
+    routing = f"""<qti-assessment-section xmlns="{QTI3}" identifier="s1" title="Routing  basics"
+ visible="true"><qti-assessment-item-ref identifier="r2" href="../items/b.xml"/>
+<qti-assessment-section-ref identifier="s2" href="more/static.xml"/>
+<qti-assessment-section-ref identifier="s1" href="routing.xml"/></qti-assessment-section>"""
+    static = f"""<assessmentSection xmlns="{QTI21}" identifier="s3" title="Static routes"
+ visible="true"><assessmentItemRef identifier="r3" href="../../items/c.xml"/>
+</assessmentSection>"""
+    bank = qti.read_package(
+        section_ref_package(section=routing, extra={"sections/more/static.xml": static})
+    )
+    assert (bank.errors, bank.skipped) == ([], [])
+    assert [(q.identifier, q.category) for q in bank.questions] == [
+        ("a", ("Networking",)),
+        ("b", ("Networking", "Routing basics")),
+        ("c", ("Networking", "Routing basics", "Static routes")),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        (item("x", CHOICE), "sections/routing.xml: not a QTI assessment section"),
+        ("<nope", "sections/routing.xml: not well-formed XML"),
+    ],
+)
+def test_a_section_ref_to_no_section_is_an_error(section, message):
+    bank = qti.read_package(section_ref_package(section=section))
+    assert [error.message.split(" (")[0] for error in bank.errors] == [message]
+    assert bank.questions == []
+
+
+def test_a_section_ref_to_a_missing_file_is_an_error():
+    raw = section_ref_package(section="")
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        files = {name: archive.read(name) for name in archive.namelist()}
+    del files["sections/routing.xml"]
+    bank = qti.read_package(package(files))
+    assert [error.message for error in bank.errors] == [
+        "tests/t.xml: its section sections/routing.xml is not in the package"
+    ]

@@ -15,6 +15,9 @@ interaction, or several, is skipped, never half imported. QTI 2.1 and 3.0 differ
 spelling (`choiceInteraction`, `qti-choice-interaction`; `maxChoices`, `max-choices`): names
 are read in 2.1's spelling.
 
+A package's tests give the order of its items and their categories (section titles); a
+section may be a file of its own (`assessmentSectionRef`), read where the test refers to it.
+
 A question's place is its number in the package (1 for a single file), and every message
 names the item's file and identifier.
 
@@ -489,9 +492,10 @@ def _read_package(archive: zipfile.ZipFile, bank: ParsedBank) -> None:
         elif "_item_" in kind:
             items.append(path)
     refs: dict[str, _Ref] = {}
+    files_read: set[str] = set()
     for test_path in tests:
         test = parse_xml(_member(archive, test_path), test_path)
-        _walk_test(test, test_path, (), refs)
+        _walk_test(test, test_path, (), refs, archive, files_read)
     for path in items:
         refs.setdefault(path, _Ref(path))
     if not refs:
@@ -546,15 +550,42 @@ def _image_loader(archive: zipfile.ZipFile, item_path: str) -> ImageLoader:
 
 
 def _walk_test(
-    element: Element, test_path: str, sections: tuple[str, ...], refs: dict[str, _Ref]
+    element: Element,
+    test_path: str,
+    sections: tuple[str, ...],
+    refs: dict[str, _Ref],
+    archive: zipfile.ZipFile,
+    files_read: set[str],
 ) -> None:
+    """The item refs under a test (or a section), in order, with their section titles. A
+    section kept in a file of its own (`assessmentSectionRef`) is read there, its item refs
+    relative to it; each section file once (a file referred to again, or by itself, adds
+    nothing new)."""
     for child in element:
         kind = name_of(child)
         if kind == "assessmentSection":
             title = " ".join(child.get("title", "").split()) or child.get("identifier", "")
-            _walk_test(child, test_path, (*sections, title), refs)
+            _walk_test(child, test_path, (*sections, title), refs, archive, files_read)
+        elif kind == "assessmentSectionRef":
+            path = _resolve(test_path, child.get("href", ""), test_path)
+            if path in files_read:
+                continue
+            files_read.add(path)
+            try:
+                archive.getinfo(path)
+            except KeyError:
+                raise QtiError(f"{test_path}: its section {path} is not in the package") from None
+            section = parse_xml(_member(archive, path), path)
+            if name_of(section) != "assessmentSection":
+                raise QtiError(f"{path}: not a QTI assessment section ({test_path} refers to it)")
+            title = (
+                " ".join(section.get("title", "").split())
+                or section.get("identifier", "")
+                or child.get("identifier", "")
+            )
+            _walk_test(section, path, (*sections, title), refs, archive, files_read)
         elif kind == "assessmentItemRef":
             path = _resolve(test_path, child.get("href", ""), test_path)
             refs.setdefault(path, _Ref(path, sections))
         elif kind == "testPart":
-            _walk_test(child, test_path, sections, refs)
+            _walk_test(child, test_path, sections, refs, archive, files_read)
