@@ -27,6 +27,9 @@ Variables (all optional in development):
                         never taken from the request.
   AXES_FAILURE_LIMIT    failed sign-ins (per account, per address) before a lock, default 5.
   AXES_COOLOFF_MINUTES  how long a lock lasts, default 15.
+  TRUSTED_PROXIES       comma-separated addresses of the proxies in front of the site (the TLS
+                        proxy): sign-in lockouts then count the client's address from their
+                        X-Forwarded-For instead of the proxy's. Default none.
   MEDIA_ROOT            where question images are stored, default <project>/media (the
                         default storage; STORAGES["default"] may name a django-storages one).
   QUESTION_MEDIA_MAX_BYTES
@@ -225,6 +228,10 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 # Count failures per account, however it was named (username, or its e-mail in any case).
 AXES_USERNAME_CALLABLE = "progress.accounts.lockout.axes_username"
+# Behind a proxy the socket's address is the proxy's: the client's is read from the proxy's
+# X-Forwarded-For, only for requests that come from one of these addresses.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
+AXES_CLIENT_IP_CALLABLE = "progress.accounts.lockout.client_address"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
 

@@ -117,3 +117,33 @@ def test_a_script_name_header_never_prefixes_the_links_of_a_cached_page(client):
     assert "/evil" not in poisoned.text
     # The next visitor gets the page as cached, with its own links.
     assert "/evil" not in client.get(question.get_absolute_url()).text
+
+
+def test_behind_the_proxy_one_clients_failures_lock_only_that_client(client, settings):
+    settings.TRUSTED_PROXIES = ["10.0.0.2"]
+    login = reverse("login")
+
+    def sign_in(username, forwarded, remote="10.0.0.2"):
+        return client.post(
+            login,
+            {"username": username, "password": "wrong"},
+            REMOTE_ADDR=remote,
+            HTTP_X_FORWARDED_FOR=forwarded,
+        )
+
+    # An attacker at 203.0.113.9 tries many accounts through the proxy, and writes a fake
+    # address at the left of the header: it is not believed.
+    for n in range(settings.AXES_FAILURE_LIMIT + 1):
+        sign_in(f"victim{n}", "198.51.100.7, 203.0.113.9")
+    assert sign_in("someone", "198.51.100.7, 203.0.113.9").status_code == 429
+    # Everyone else behind the same proxy still signs in.
+    UserFactory(username="honest")
+    ok = client.post(
+        login,
+        {"username": "honest", "password": "correct horse battery staple"},
+        REMOTE_ADDR="10.0.0.2",
+        HTTP_X_FORWARDED_FOR="192.0.2.44",
+    )
+    assert ok.status_code == 302
+    # Without the proxy in between, the header is not believed at all.
+    assert sign_in("other", "192.0.2.44", remote="203.0.113.9").status_code == 429
