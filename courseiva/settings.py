@@ -111,6 +111,7 @@ INSTALLED_APPS = [
     "axes",
     "django_tasks_db",
     "crontask",
+    "django_ratelimit",
     "questions",
 ]
 
@@ -210,6 +211,14 @@ else:
         f"CACHE_URL={CACHE_URL!r}: use locmem://, dummy:// or redis://host:port/db."
     )
 CACHES = {"default": _cache}
+# Sign-up and password-reset limits (django-ratelimit) count in this cache. With the default
+# per-process cache each process counts on its own, so the limits hold per process (a few
+# times looser with several workers); Redis in CACHE_URL makes them exact.
+SILENCED_SYSTEM_CHECKS = (
+    ["django_ratelimit.E003", "django_ratelimit.W001"]
+    if _cache_scheme in {"locmem", "dummy"}
+    else []
+)
 
 AUTH_USER_MODEL = "progress.User"
 AUTHENTICATION_BACKENDS = [

@@ -147,3 +147,56 @@ def test_behind_the_proxy_one_clients_failures_lock_only_that_client(client, set
     assert ok.status_code == 302
     # Without the proxy in between, the header is not believed at all.
     assert sign_in("other", "192.0.2.44", remote="203.0.113.9").status_code == 429
+
+
+def test_sign_ups_from_one_address_are_limited(client):
+    from progress.accounts.limits import SIGNUPS_PER_ADDRESS
+
+    allowed = int(SIGNUPS_PER_ADDRESS.split("/")[0])
+    password = "a long and unusual passphrase 42"
+    for n in range(allowed):
+        client.post(
+            reverse("signup"),
+            {"username": f"bot{n}", "email": f"bot{n}@example.com",
+             "password1": password, "password2": password},
+        )  # fmt: skip
+        client.logout()
+    assert User.objects.filter(username__startswith="bot").count() == allowed
+    refused = client.post(
+        reverse("signup"),
+        {"username": "one-more", "email": "one-more@example.com",
+         "password1": password, "password2": password},
+    )  # fmt: skip
+    assert refused.status_code == 429
+    assert "Too many sign-ups from here" in refused.text
+    assert not User.objects.filter(username="one-more").exists()
+    # Another address still signs up.
+    other = client.post(
+        reverse("signup"),
+        {"username": "neighbour", "email": "neighbour@example.com",
+         "password1": password, "password2": password},
+        REMOTE_ADDR="192.0.2.80",
+    )  # fmt: skip
+    assert other.status_code == 302
+
+
+@pytest.mark.django_db(transaction=True)  # the worker commits what it does
+def test_password_resets_are_limited_per_account(client, mailoutbox):
+    from progress.accounts.limits import RESETS_PER_EMAIL
+    from tests.worker import run_worker
+
+    UserFactory(username="owner", email="owner@example.com")
+    allowed = int(RESETS_PER_EMAIL.split("/")[0])
+    for n in range(allowed):
+        response = client.post(
+            reverse("password_reset"), {"email": "owner@example.com"},
+            REMOTE_ADDR=f"192.0.2.{n + 1}",
+        )  # fmt: skip
+        assert response.status_code == 302
+    refused = client.post(
+        reverse("password_reset"), {"email": "owner@example.com"}, REMOTE_ADDR="192.0.2.99"
+    )
+    assert refused.status_code == 429
+    assert "Too many password-reset requests" in refused.text
+    run_worker()
+    assert len(mailoutbox) == allowed

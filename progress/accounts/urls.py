@@ -1,19 +1,14 @@
-from django.contrib.auth.views import PasswordResetView
 from django.urls import include, path
 
-from progress.accounts.forms import QueuedPasswordResetForm
 from progress.accounts.roles import SignInView
-from progress.accounts.views import signup
+from progress.accounts.views import LimitedPasswordResetView, signup
 
 urlpatterns = [
     path("signup/", signup, name="signup"),
     path("login/", SignInView.as_view(), name="login"),
-    # The reset mail goes through the worker (before Django's own URL of the same name).
-    path(
-        "password_reset/",
-        PasswordResetView.as_view(form_class=QueuedPasswordResetForm),
-        name="password_reset",
-    ),
+    # The reset mail goes through the worker, and its requests are limited (before Django's
+    # own URL of the same name).
+    path("password_reset/", LimitedPasswordResetView.as_view(), name="password_reset"),
     # logout (POST only), password_change(_done), password_reset(_done, _confirm, _complete).
     path("", include("django.contrib.auth.urls")),
 ]

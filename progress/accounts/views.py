@@ -1,7 +1,10 @@
 """Sign up here; sign in, sign out, password change and reset are Django's own views (see
 `progress.accounts.urls`) with our forms and templates in `templates/registration/`."""
 
+from typing import Any
+
 from django.contrib.auth import login
+from django.contrib.auth.views import PasswordResetView
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
@@ -12,7 +15,18 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods
 
-from progress.accounts.forms import DUPLICATE_EMAIL, DUPLICATE_USERNAME, SignupForm
+from progress.accounts.forms import (
+    DUPLICATE_EMAIL,
+    DUPLICATE_USERNAME,
+    QueuedPasswordResetForm,
+    SignupForm,
+)
+from progress.accounts.limits import (
+    TOO_MANY_RESETS,
+    TOO_MANY_SIGNUPS,
+    reset_limited,
+    signup_limited,
+)
 from progress.accounts.models import User
 
 
@@ -35,7 +49,11 @@ def signup(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         form = SignupForm(request.POST)
-        if form.is_valid():
+        if signup_limited(request):
+            form.full_clean()
+            form.add_error(None, TOO_MANY_SIGNUPS)
+            status = 429
+        elif form.is_valid():
             try:
                 # Two sign-ups with the same username or e-mail at once both pass the form's
                 # checks; the database's unique constraints let only one of them in.
@@ -49,10 +67,23 @@ def signup(request: HttpRequest) -> HttpResponse:
             else:
                 login(request, user, backend="progress.accounts.backends.UsernameOrEmailBackend")
                 return HttpResponseRedirect(_next_url(request))
-        status = 400
+        status = status if status == 429 else 400
     else:
         form = SignupForm()
     next_url = request.POST.get("next") or request.GET.get("next") or ""
     return TemplateResponse(
         request, "registration/signup.html", {"form": form, "next": next_url}, status=status
     )
+
+
+class LimitedPasswordResetView(PasswordResetView):
+    """Django's reset page, its mail sent by the worker, refused with a 429 (and no mail) past
+    the limits per address and per e-mail address (see limits.py)."""
+
+    form_class = QueuedPasswordResetForm
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        if reset_limited(self.request):
+            form.add_error(None, TOO_MANY_RESETS)
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        return super().form_valid(form)
