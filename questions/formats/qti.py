@@ -27,7 +27,9 @@ other (outside the package, not an image we accept, or an item file read alone) 
 visible "[image: path]" and a note.
 """
 
+import contextlib
 import functools
+import gc
 import html
 import io
 import posixpath
@@ -35,7 +37,7 @@ import re
 import stat
 import zipfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element, XMLParser
 from xml.etree.ElementTree import ParseError as XMLSyntaxError
@@ -409,10 +411,26 @@ def read_package(raw: bytes) -> ParsedBank:
     bank = ParsedBank(FORMAT)
     try:
         archive = open_package(raw)
-        _read_package(archive, bank)
+        with _without_cycle_collection():
+            _read_package(archive, bank)
     except QtiError as error:
         bank.errors.append(ParseError(0, str(error)))
     return bank
+
+
+@contextlib.contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """Reading a package makes a few hundred thousand elements and strings, none of them in
+    a reference cycle: the cycle collector would walk the process's whole heap again and
+    again for nothing (a third of the reading time in a process that holds a large bank).
+    It is paused while the package is read, and resumed by whoever paused it first."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def open_package(raw: bytes) -> zipfile.ZipFile:
