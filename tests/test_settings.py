@@ -101,3 +101,11 @@ def test_debug_off_needs_a_mail_server_or_a_loud_opt_out():
     assert "UNSAFE_MAIL_TO_CONSOLE=1" in console.stderr
     trial = start(**{**PRODUCTION, "EMAIL_URL": "console://", "UNSAFE_MAIL_TO_CONSOLE": "1"})
     assert trial.returncode == 0, trial.stderr
+    # ... and passes the deploy check `make serve` runs, which would stop on console mail.
+    env = {key: value for key, value in os.environ.items() if key not in SETTINGS_VARIABLES}
+    env.update(PRODUCTION, EMAIL_URL="console://", UNSAFE_MAIL_TO_CONSOLE="1")
+    deploy = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "ERROR"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert deploy.returncode == 0, deploy.stderr
