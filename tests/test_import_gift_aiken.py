@@ -2,7 +2,6 @@
 parser's test suite (tests/data/foreign/README.md), and files made here to be awkward."""
 
 import html
-import json
 import re
 from pathlib import Path
 
@@ -16,10 +15,9 @@ from questions.formats import foreign
 from questions.markup import render_markdown, render_markdown_inline
 from questions.models import Option, Question, Rationale, Status, Topic
 from tests.factories import ExamFactory, TopicFactory
+from tests.foreign_files import FIXTURES, refused, run, write
 
 pytestmark = pytest.mark.django_db
-
-FIXTURES = Path(__file__).parent / "data" / "foreign"
 
 
 @pytest.fixture
@@ -27,30 +25,6 @@ def exam():
     exam = ExamFactory(slug="moodle-basics")
     TopicFactory(exam=exam, slug="general", title="General", weight=100)
     return exam
-
-
-def run(capsys, *args: str | Path) -> tuple[list[str], dict]:
-    """Run the command; return its stdout lines and the JSON object of the last one."""
-    call_command("import_bank", *map(str, args))
-    lines = capsys.readouterr().out.splitlines()
-    return lines, json.loads(lines[-1])
-
-
-def refused(capsys, *args: str | Path) -> tuple[list[str], dict]:
-    """Run the command expecting exit status 1 after its report."""
-    with pytest.raises(CommandError):
-        call_command("import_bank", *map(str, args))
-    lines = capsys.readouterr().out.splitlines()
-    return lines, json.loads(lines[-1])
-
-
-def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
-    path = tmp_path / name
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 def seen(markdown: str) -> str:

@@ -8,16 +8,16 @@ import re
 from pathlib import Path
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import call_command
 
 from questions.formats import foreign, moodle_xml
 from questions.markup import render_markdown
 from questions.models import Exam, Option, Question, QuestionMedia, Topic
 from tests.factories import ExamFactory, TopicFactory
+from tests.foreign_files import FIXTURES, refused, run, write
 
 pytestmark = pytest.mark.django_db
 
-FIXTURES = Path(__file__).parent / "data" / "foreign"
 SAMPLE_BANK = Path(__file__).parent / "data" / "sample-bank.json"
 
 
@@ -26,28 +26,6 @@ def exam():
     exam = ExamFactory(slug="moodle-basics")
     TopicFactory(exam=exam, slug="general", title="General", weight=100)
     return exam
-
-
-def run(capsys, *args: str | Path) -> tuple[list[str], dict]:
-    call_command("import_bank", *map(str, args))
-    lines = capsys.readouterr().out.splitlines()
-    return lines, json.loads(lines[-1])
-
-
-def refused(capsys, *args: str | Path) -> tuple[list[str], dict]:
-    with pytest.raises(CommandError):
-        call_command("import_bank", *map(str, args))
-    lines = capsys.readouterr().out.splitlines()
-    return lines, json.loads(lines[-1])
-
-
-def write(tmp_path: Path, name: str, text: str | bytes) -> Path:
-    path = tmp_path / name
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
 
 
 def seen(markdown: str) -> str:
