@@ -18,18 +18,13 @@ from questions.media import document_images, store_all
 from questions.models import (
     Author,
     Exam,
-    Option,
     Question,
-    Rationale,
     RelatedQuestion,
     Status,
     Topic,
 )
+from questions.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
 from questions.pages import forget_exams
-
-# Updates are written in batches of this many rows: a CASE expression per field grows with the
-# batch, and SQLite evaluates it row by row.
-UPDATE_BATCH = 1000
 
 Progress = Callable[[str], None]
 
@@ -60,16 +55,6 @@ class ImportSummary:
 
 def _decimal(value: float | int) -> Decimal:
     return Decimal(str(value)).quantize(Decimal("0.01"))
-
-
-def _changed(instance: Any, values: dict[str, Any]) -> bool:
-    """Set `values` on `instance`; True when any of them differed."""
-    changed = False
-    for name, value in values.items():
-        if getattr(instance, name) != value:
-            setattr(instance, name, value)
-            changed = True
-    return changed
 
 
 def _exam_values(exam: dict[str, Any], position: int) -> dict[str, Any]:
@@ -209,7 +194,11 @@ def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
         exams, pairs, topic_rows, authors, now
     )
     say(f"Writing {sum(len(q['options']) for _, q in pairs)} options and their rationales")
-    touched = _write_options([q for _, q in pairs], question_rows, stored_questions)
+    touched = write_options(
+        [(question_rows[q["uid"]], _option_values(q)) for _, q in pairs],
+        [row.pk for row in stored_questions.values()],
+        keep_written=False,
+    ).touched
     say("Linking related questions")
     touched |= _write_related([q for _, q in pairs], question_rows)
     # A question whose options or links changed but whose own fields did not is updated all
@@ -248,7 +237,7 @@ def _write_exams(
         if row is None:
             row = Exam(slug=exam["slug"], **values)
             new.append(row)
-        elif _changed(row, values):
+        elif assign_changed(row, values):
             row.updated_at = now
             changed.append(row)
         rows[exam["slug"]] = row
@@ -282,7 +271,7 @@ def _write_topics(
             if row is None:
                 row = Topic(exam=exam_row, slug=topic["slug"], **values)
                 new.append(row)
-            elif _changed(row, values):
+            elif assign_changed(row, values):
                 changed.append(row)
             rows[(exam["slug"], topic["slug"])] = row
     Topic.objects.bulk_create(new)
@@ -329,7 +318,7 @@ def _write_questions(
         if row is None:
             row = Question(uid=question["uid"], **values)
             new.append(row)
-        elif _changed(row, values):
+        elif assign_changed(row, values):
             row.updated_at = now
             changed.append(row)
         rows[question["uid"]] = row
@@ -337,74 +326,19 @@ def _write_questions(
     return rows, stored, changed
 
 
-def _write_options(
-    questions: list[dict[str, Any]],
-    question_rows: dict[str, Question],
-    stored_questions: dict[str, Question],
-) -> set[int]:
-    """Write options and rationales, matched to the stored ones by position so that an edited
-    option keeps its id (what learners answered keeps pointing at it). Returns the ids of the
-    questions whose options changed."""
-    stored: dict[int, list[Option]] = {}
-    for option in (
-        Option.objects.filter(question__in=[row.pk for row in stored_questions.values()])
-        .select_related("rationale")
-        .order_by("question_id", "position", "id")
-    ):
-        stored.setdefault(option.question_id, []).append(option)
-    new_options: list[Option] = []
-    new_options_why: list[dict[str, str]] = []
-    changed_options: list[Option] = []
-    new_rationales: list[Rationale] = []
-    changed_rationales: list[Rationale] = []
-    surplus: list[int] = []
-    touched: set[int] = set()
-    for question in questions:
-        row = question_rows[question["uid"]]
-        existing = stored.get(row.pk, [])
-        for position, option in enumerate(question["options"]):
-            values = {"position": position, "text": option["text"], "is_correct": option["correct"]}
-            why = {
+def _option_values(question: dict[str, Any]) -> list[OptionValues]:
+    return [
+        OptionValues(
+            text=option["text"],
+            correct=option["correct"],
+            rationale={
                 "why": option["rationale"],
                 "tempting_because": option.get("tempting_because", ""),
                 "right_when": option.get("right_when", ""),
-            }
-            if position >= len(existing):
-                new_options.append(Option(question=row, **values))
-                new_options_why.append(why)
-                touched.add(row.pk)
-                continue
-            stored_option = existing[position]
-            if _changed(stored_option, values):
-                changed_options.append(stored_option)
-                touched.add(row.pk)
-            try:
-                rationale = stored_option.rationale
-            except Rationale.DoesNotExist:
-                new_rationales.append(Rationale(option=stored_option, **why))
-                touched.add(row.pk)
-                continue
-            if _changed(rationale, why):
-                changed_rationales.append(rationale)
-                touched.add(row.pk)
-        if len(existing) > len(question["options"]):
-            surplus.extend(option.pk for option in existing[len(question["options"]) :])
-            touched.add(row.pk)
-    if surplus:
-        Option.objects.filter(pk__in=surplus).delete()
-    Option.objects.bulk_create(new_options)
-    Option.objects.bulk_update(
-        changed_options, ["position", "text", "is_correct"], batch_size=UPDATE_BATCH
-    )
-    new_rationales.extend(
-        Rationale(option=option, **why)
-        for option, why in zip(new_options, new_options_why, strict=True)
-    )
-    Rationale.objects.bulk_create(new_rationales)
-    Rationale.objects.bulk_update(
-        changed_rationales, ["why", "tempting_because", "right_when"], batch_size=UPDATE_BATCH
-    )
-    return touched
+            },
+        )
+        for option in question["options"]
+    ]
 
 
 def _write_related(questions: list[dict[str, Any]], question_rows: dict[str, Question]) -> set[int]:

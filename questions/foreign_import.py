@@ -29,10 +29,8 @@ from django.utils.text import slugify
 
 from questions.bank_checks import BankError, Problem, rule_problems, schema_problems
 from questions.bank_import import (
-    UPDATE_BATCH,
     PlannedOption,
     PlannedQuestion,
-    _changed,
     import_document,
     planned_questions,
     preview_document,
@@ -53,12 +51,11 @@ from questions.models import (
     MAX_OPTIONS,
     MIN_OPTIONS,
     Exam,
-    Option,
     Question,
-    Rationale,
     Status,
     Topic,
 )
+from questions.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
 from questions.pages import forget_exams
 
 READERS: dict[str, Callable[[str], ParsedBank]] = {
@@ -439,12 +436,18 @@ def _write(
             # question was moved to, its position, an explanation written since.
             if item.document["explanation"]:
                 values["explanation"] = item.document["explanation"]
-            if _changed(row, values):
+            if assign_changed(row, values):
                 changed[row.pk] = row
         rows[item.uid] = row
         report.empty_explanations += not row.explanation
     Question.objects.bulk_create(new)
-    touched = _write_options(items, rows, stored, report)
+    written = write_options(
+        [(rows[item.uid], _option_values(item)) for item in items],
+        [row.pk for row in stored.values()],
+        keep_written=True,
+    )
+    report.empty_rationales += written.empty_rationales
+    touched = written.touched
     for row in stored.values():
         if row.pk in touched:
             changed[row.pk] = row
@@ -474,6 +477,15 @@ def _write(
     ]
 
 
+def _option_values(item: _Item) -> list[OptionValues]:
+    return [
+        OptionValues(
+            text=option["text"], correct=option["correct"], rationale={"why": option["rationale"]}
+        )
+        for option in item.document["options"]
+    ]
+
+
 def _planned(item: _Item, topic: Topic, outcome: str) -> PlannedQuestion:
     document = item.document
     return PlannedQuestion(
@@ -489,75 +501,6 @@ def _planned(item: _Item, topic: Topic, outcome: str) -> PlannedQuestion:
         topic=topic.title,
         outcome=outcome,
     )
-
-
-def _write_options(
-    items: list[_Item],
-    rows: dict[str, Question],
-    stored_questions: dict[str, Question],
-    report: ForeignReport,
-) -> set[int]:
-    """Options matched to the stored ones by position (an edited option keeps its id, as in
-    the JSON import). A rationale a curator wrote for an option the source gives no feedback
-    for is kept. Returns the ids of the questions whose options changed."""
-    stored: dict[int, list[Option]] = {}
-    for option in (
-        Option.objects.filter(question__in=[row.pk for row in stored_questions.values()])
-        .select_related("rationale")
-        .order_by("question_id", "position", "id")
-    ):
-        stored.setdefault(option.question_id, []).append(option)
-    new_options: list[Option] = []
-    new_why: list[str] = []
-    changed_options: list[Option] = []
-    new_rationales: list[Rationale] = []
-    changed_rationales: list[Rationale] = []
-    surplus: list[int] = []
-    touched: set[int] = set()
-    for item in items:
-        row = rows[item.uid]
-        existing = stored.get(row.pk, []) if item.uid in stored_questions else []
-        options = item.document["options"]
-        for position, option in enumerate(options):
-            values = {"position": position, "text": option["text"], "is_correct": option["correct"]}
-            why = option["rationale"]
-            if position >= len(existing):
-                new_options.append(Option(question=row, **values))
-                new_why.append(why)
-                report.empty_rationales += not why
-                touched.add(row.pk)
-                continue
-            stored_option = existing[position]
-            if _changed(stored_option, values):
-                changed_options.append(stored_option)
-                touched.add(row.pk)
-            try:
-                rationale = stored_option.rationale
-            except Rationale.DoesNotExist:
-                new_rationales.append(Rationale(option=stored_option, why=why))
-                report.empty_rationales += not why
-                touched.add(row.pk)
-                continue
-            if why and rationale.why != why:
-                rationale.why = why
-                changed_rationales.append(rationale)
-                touched.add(row.pk)
-            report.empty_rationales += not rationale.why
-        if len(existing) > len(options):
-            surplus.extend(option.pk for option in existing[len(options) :])
-            touched.add(row.pk)
-    if surplus:
-        Option.objects.filter(pk__in=surplus).delete()
-    Option.objects.bulk_create(new_options)
-    Option.objects.bulk_update(
-        changed_options, ["position", "text", "is_correct"], batch_size=UPDATE_BATCH
-    )
-    new_rationales.extend(
-        Rationale(option=option, why=why) for option, why in zip(new_options, new_why, strict=True)
-    )
-    Rationale.objects.bulk_create(new_rationales)
-    Rationale.objects.bulk_update(changed_rationales, ["why"], batch_size=UPDATE_BATCH)
-    return touched
 
 
 # The admin's import page ------------------------------------------------------------------

@@ -1,0 +1,108 @@
+"""Writing imported options and their rationales, shared by our JSON import and the foreign
+formats (GIFT, Aiken, Moodle XML, QTI).
+
+Options are matched to the stored ones by position, so that an edited option keeps its id:
+what learners answered keeps pointing at it."""
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from questions.models import Option, Question, Rationale
+
+# Updates are written in batches of this many rows: a CASE expression per field grows with the
+# batch, and SQLite evaluates it row by row.
+UPDATE_BATCH = 1000
+RATIONALE_FIELDS = ("why", "tempting_because", "right_when")
+
+
+@dataclass(frozen=True)
+class OptionValues:
+    text: str
+    correct: bool
+    # Rationale field -> text; fields not named are left as they are.
+    rationale: dict[str, str]
+
+
+@dataclass
+class OptionsWritten:
+    # Ids of the questions whose options or rationales changed.
+    touched: set[int] = field(default_factory=set)
+    # Options left without a "why" (the admin flags them for the curator).
+    empty_rationales: int = 0
+
+
+def assign_changed(instance: object, values: Mapping[str, object]) -> bool:
+    """Set `values` on `instance`; True when any of them differed."""
+    differed = False
+    for name, value in values.items():
+        if getattr(instance, name) != value:
+            setattr(instance, name, value)
+            differed = True
+    return differed
+
+
+def write_options(
+    planned: Sequence[tuple[Question, Sequence[OptionValues]]],
+    stored_ids: Collection[int],
+    *,
+    keep_written: bool,
+) -> OptionsWritten:
+    """Bring each question's options to the planned ones in a few bulk statements.
+    `stored_ids` are the questions that existed before this import: only they have options.
+
+    With `keep_written`, a rationale text the source leaves empty does not overwrite what a
+    curator wrote since the last import: foreign formats often carry no per-option feedback,
+    and re-importing them must not erase the curator's work. Our JSON carries every rationale,
+    so it overwrites."""
+    stored: dict[int, list[Option]] = {}
+    for row_option in (
+        Option.objects.filter(question__in=stored_ids)
+        .select_related("rationale")
+        .order_by("question_id", "position", "id")
+    ):
+        stored.setdefault(row_option.question_id, []).append(row_option)
+    written = OptionsWritten()
+    new_options: list[tuple[Option, dict[str, str]]] = []
+    changed_options: list[Option] = []
+    new_rationales: list[Rationale] = []
+    changed_rationales: list[Rationale] = []
+    surplus: list[int] = []
+    for row, options in planned:
+        existing = stored.get(row.pk, [])
+        for position, option in enumerate(options):
+            values = {"position": position, "text": option.text, "is_correct": option.correct}
+            why = option.rationale
+            if position >= len(existing):
+                new_options.append((Option(question=row, **values), why))
+                written.touched.add(row.pk)
+                written.empty_rationales += not why.get("why")
+                continue
+            stored_option = existing[position]
+            if assign_changed(stored_option, values):
+                changed_options.append(stored_option)
+                written.touched.add(row.pk)
+            try:
+                rationale = stored_option.rationale
+            except Rationale.DoesNotExist:
+                new_rationales.append(Rationale(option=stored_option, **why))
+                written.touched.add(row.pk)
+                written.empty_rationales += not why.get("why")
+                continue
+            update = {name: text for name, text in why.items() if text or not keep_written}
+            if assign_changed(rationale, update):
+                changed_rationales.append(rationale)
+                written.touched.add(row.pk)
+            written.empty_rationales += not rationale.why
+        if len(existing) > len(options):
+            surplus.extend(extra.pk for extra in existing[len(options) :])
+            written.touched.add(row.pk)
+    if surplus:
+        Option.objects.filter(pk__in=surplus).delete()
+    Option.objects.bulk_create([new_option for new_option, _ in new_options])
+    Option.objects.bulk_update(
+        changed_options, ["position", "text", "is_correct"], batch_size=UPDATE_BATCH
+    )
+    new_rationales.extend(Rationale(option=new_option, **why) for new_option, why in new_options)
+    Rationale.objects.bulk_create(new_rationales)
+    Rationale.objects.bulk_update(changed_rationales, RATIONALE_FIELDS, batch_size=UPDATE_BATCH)
+    return written
