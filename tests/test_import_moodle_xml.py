@@ -158,6 +158,31 @@ def test_single_answer_partial_credit_is_a_note_and_the_option_wrong(capsys, exa
     assert any("partial credit (50%) for 'Half'" in line for line in lines)
 
 
+def test_per_result_feedback_is_reported_not_shown_to_everyone(capsys, exam, tmp_path):
+    answers = (
+        '<answer fraction="100"><text>Right</text><feedback><text>Yes</text></feedback></answer>'
+        '<answer fraction="0"><text>Wrong</text><feedback><text>No</text></feedback></answer>'
+    )
+    combined = (
+        "<correctfeedback><text>Well done!</text></correctfeedback>"
+        "<partiallycorrectfeedback><text></text></partiallycorrectfeedback>"
+        "<incorrectfeedback><text>Read chapter 3.</text></incorrectfeedback>"
+    )
+    xml = quiz(multichoice("Combined", answers + combined), multichoice("Plain", answers))
+    lines, result = run(capsys, write(tmp_path, "q.xml", xml), "--exam", exam.slug)
+    assert result["imported"] == 2
+    assert result["errors"] == []
+    noted = [line for line in lines if "feedback is not imported" in line]
+    assert len(noted) == 1
+    assert "Combined" in noted[0]
+    assert "right-answer, wrong-answer feedback" in noted[0]
+    assert not Question.objects.filter(explanation__contains="Well done").exists()
+    assert [why for _, _, why in options_of(Question.objects.order_by("position")[0])] == [
+        "Yes",
+        "No",
+    ]
+
+
 def test_skipped_types_are_reported_with_type_and_place(capsys, exam, tmp_path):
     kinds = ["matching", "numerical", "shortanswer", "description", "ddwtos", "gapselect",
              "calculated", "multianswer", "whatever"]  # fmt: skip

@@ -214,6 +214,14 @@ def _question(
     else:
         result = _multiple_choice(question, element, answers, place, images)
     if isinstance(result, ForeignQuestion):
+        # Moodle shows these by the learner's result; we have one explanation for everyone
+        # (a "Well done" would then reach a learner who answered wrong), so a curator decides.
+        dropped = [label for tag, label in _COMBINED_FEEDBACK if _text(element.find(tag)).strip()]
+        if dropped:
+            result.notes.append(
+                f"{place}: its {', '.join(dropped)} feedback is not imported (one explanation is "
+                "shown whatever the answer): move what matters into the explanation"
+            )
         for reason in dict.fromkeys(images.refused):
             result.notes.append(f"{place}: {reason}")
         if images.missing:
@@ -223,6 +231,13 @@ def _question(
                 "“[file: …]” for a curator to replace"
             )
     return result
+
+
+_COMBINED_FEEDBACK = (
+    ("correctfeedback", "right-answer"),
+    ("partiallycorrectfeedback", "partly-right"),
+    ("incorrectfeedback", "wrong-answer"),
+)
 
 
 @dataclass
