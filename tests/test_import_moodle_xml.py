@@ -95,6 +95,26 @@ def test_moodle_multichoice_keeps_feedback_stores_images_and_marks_other_files(c
     assert not any("flag-france.jpg" in line for line in lines)
 
 
+def test_moodle_select_all_with_uneven_and_negative_grades(capsys, exam):
+    path = FIXTURES / "moodle-error_invalid_grades.xml"
+    lines, result = run(capsys, path, "--exam", exam.slug)
+    assert result["imported"] == 1
+    question = Question.objects.get()
+    assert question.kind == "multiple"
+    # Moodle refuses a grade of 33 (not one of its fractions); what the author meant is clear:
+    # the positive ones are the primes.
+    assert [(text, correct) for text, correct, _ in options_of(question)] == [
+        ("1", False),
+        ("2", True),
+        ("3", True),
+        ("4", False),
+        ("5", True),
+    ]
+    assert "style" not in "".join(text for text, _, _ in options_of(question))
+    # Moodle's default "Your answer is correct." says nothing a curator would miss.
+    assert not [line for line in lines if "feedback is not imported" in line]
+
+
 def test_moodle_old_image_field_and_cloze(capsys, exam):
     path = FIXTURES / "moodle-sample_questions_with_old_image_tag.xml"
     _, result = run(capsys, path, "--exam", exam.slug)

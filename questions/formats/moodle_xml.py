@@ -216,7 +216,11 @@ def _question(
     if isinstance(result, ForeignQuestion):
         # Moodle shows these by the learner's result; we have one explanation for everyone
         # (a "Well done" would then reach a learner who answered wrong), so a curator decides.
-        dropped = [label for tag, label in _COMBINED_FEEDBACK if _text(element.find(tag)).strip()]
+        dropped = [
+            label
+            for tag, label, default in _COMBINED_FEEDBACK
+            if _plain(_text(element.find(tag))) not in ("", default)
+        ]
         if dropped:
             result.notes.append(
                 f"{place}: its {', '.join(dropped)} feedback is not imported (one explanation is "
@@ -233,11 +237,17 @@ def _question(
     return result
 
 
+# Each with the text Moodle fills in by default, which says nothing a curator would miss.
 _COMBINED_FEEDBACK = (
-    ("correctfeedback", "right-answer"),
-    ("partiallycorrectfeedback", "partly-right"),
-    ("incorrectfeedback", "wrong-answer"),
+    ("correctfeedback", "right-answer", "Your answer is correct."),
+    ("partiallycorrectfeedback", "partly-right", "Your answer is partially correct."),
+    ("incorrectfeedback", "wrong-answer", "Your answer is incorrect."),
 )
+
+
+def _plain(html_text: str) -> str:
+    """Only for comparing with Moodle's defaults, which it writes with or without `<p>`."""
+    return re.sub(r"<[^>]*>", "", html_text).strip()
 
 
 @dataclass
