@@ -312,6 +312,10 @@ class Author(models.Model):
 
 class QuestionQuerySet(models.QuerySet["Question"]):
     def published(self) -> "QuestionQuerySet":
+        """The questions learners may see, answer and be shown the answer to: the one rule
+        for every learner's path. Rows of other models filter on it through their question
+        (`question__in=Question.objects.published()`), so that a question sent back to
+        review or draft disappears from quizzes, mocks and reviews at once."""
         return self.filter(status=Status.PUBLISHED)
 
     def for_exam(self, exam: Exam) -> "QuestionQuerySet":
@@ -404,6 +408,7 @@ class Question(models.Model):
 
     @property
     def is_published(self) -> bool:
+        # The row-by-row form of QuestionQuerySet.published(): keep the two alike.
         return self.status == Status.PUBLISHED
 
     def check_answer(self, chosen_keys: Iterable[str]) -> Grade:

@@ -138,10 +138,12 @@ def _summaries(cohort: Cohort, today: date) -> list[_Summary]:
     )
     mocks = (
         MockExam.objects.submitted()
-        .filter(learner=learner, exam=cohort.exam, question_count__gt=0)
+        .filter(learner=learner, exam=cohort.exam, question_count__gt=F("withdrawn_count"))
         .order_by()
     )
-    percent = ExpressionWrapper(100.0 * F("right_count") / F("question_count"), FloatField())
+    # Out of the questions counted: those withdrawn during the sitting are not (MockExam.percent).
+    counted = F("question_count") - F("withdrawn_count")
+    percent = ExpressionWrapper(100.0 * F("right_count") / counted, FloatField())
     rows = (
         Membership.objects.filter(cohort=cohort)
         .annotate(

@@ -32,7 +32,7 @@ from progress.mocks.report import report_context
 from progress.readiness.explain import explain
 from progress.readiness.standing import standings
 from questions.markup import quick_snippet, render_markdown_inline
-from questions.models import Exam, Option, Status
+from questions.models import Exam, Option, Question
 
 
 def _instructor(request: AuthenticatedHttpRequest) -> User:
@@ -355,7 +355,7 @@ def item_analysis(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResp
         "question__topic"
     )
     if not user.is_staff:  # questions still in review are the curators' business
-        rows = rows.filter(question__status=Status.PUBLISHED)
+        rows = rows.filter(question__in=Question.objects.published())
     orders: dict[str, list[Any]] = {
         "flags": ["-flagged", F("discrimination").asc(nulls_last=True), "question__position"],
         "attempts": ["-attempts", "question__position"],

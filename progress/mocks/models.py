@@ -48,7 +48,9 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
             .submitted()
             .annotate(
                 latest=Subquery(latest),
-                unanswered=Count("items", filter=Q(items__chosen_keys=[])),
+                unanswered=Count(
+                    "items", filter=Q(items__chosen_keys=[], items__is_correct__isnull=False)
+                ),
             )
             .filter(pk=F("latest"))
         )
@@ -58,7 +60,7 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
                 submitted_at=mock.submitted_at or mock.started_at,
                 percent=mock.percent,
                 right=mock.right_count,
-                wrong=mock.question_count - mock.right_count - mock.unanswered,
+                wrong=mock.counted - mock.right_count - mock.unanswered,
                 unanswered=mock.unanswered,
             )
             for mock in rows
@@ -121,6 +123,8 @@ class MockExam(models.Model):
     deadline = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
     right_count = models.PositiveSmallIntegerField(default=0)
+    # Questions no longer published when the sitting was submitted: not scored (see submit).
+    withdrawn_count = models.PositiveSmallIntegerField(default=0)
     # The forecast the learner had when the sitting started, for the report to set the score
     # against: {"pass_probability", "expected_percent", "low_percent", "high_percent",
     # "answers"}; null when there was none yet (topics short of answers).
@@ -159,8 +163,13 @@ class MockExam(models.Model):
         return max(0, int((self.deadline - timezone.now()).total_seconds()))
 
     @property
+    def counted(self) -> int:
+        """The questions the score is out of: those drawn, less those withdrawn."""
+        return self.question_count - self.withdrawn_count
+
+    @property
     def percent(self) -> float:
-        return 100 * self.right_count / self.question_count if self.question_count else 0.0
+        return 100 * self.right_count / self.counted if self.counted else 0.0
 
     @property
     def passed(self) -> bool:
@@ -174,8 +183,10 @@ class MockExam(models.Model):
     def submit(self, at: datetime | None = None) -> bool:
         """Grade every item and record the answers as attempts, once: the first caller to
         flip `submitted_at` does it, in one transaction; a second (another tab, the deadline
-        sweep) finds it done and returns False. Queries: a fixed handful plus the answered
-        questions' options, fetched in one."""
+        sweep) finds it done and returns False. A question no longer published (sent back to
+        review or draft during the sitting) is withdrawn: not graded (`is_correct` stays
+        None), not recorded, out of the score's count. Queries: a fixed handful plus the
+        answered questions' options, fetched in one."""
         at = at or timezone.now()
         with transaction.atomic():
             won = MockExam.objects.filter(pk=self.pk, submitted_at__isnull=True).update(
@@ -193,8 +204,12 @@ class MockExam(models.Model):
                 texts[option.key] = option.text
                 if option.is_correct:
                     correct.setdefault(option.question_id, set()).add(option.key)
-            attempts = []
+            attempts: list[Attempt] = []
+            withdrawn = 0
             for item in items:
+                if item.question is not None and not item.question.is_published:
+                    withdrawn += 1
+                    continue
                 chosen, right = set(item.chosen_keys), correct.get(item.question_id or 0, set())
                 item.is_correct = bool(chosen) and chosen == right
                 if not chosen or item.question is None:
@@ -219,8 +234,11 @@ class MockExam(models.Model):
             MockItem.objects.bulk_update(items, ["is_correct"])
             Attempt.objects.insert_answers(self.learner_id, attempts, counted_at=at)
             self.right_count = sum(1 for item in items if item.is_correct)
+            self.withdrawn_count = withdrawn
             self.submitted_at = at
-            MockExam.objects.filter(pk=self.pk).update(right_count=self.right_count)
+            MockExam.objects.filter(pk=self.pk).update(
+                right_count=self.right_count, withdrawn_count=self.withdrawn_count
+            )
         return True
 
 
@@ -250,3 +268,11 @@ class MockItem(models.Model):
     @property
     def is_answered(self) -> bool:
         return bool(self.chosen_keys)
+
+    @property
+    def is_withdrawn(self) -> bool:
+        """Its question left publication: withdrawn at submission (never graded), or since
+        (its content is no longer shown). Reads the question, loaded with the item."""
+        if self.mock.is_submitted and self.is_correct is None:
+            return True
+        return self.question is not None and not self.question.is_published

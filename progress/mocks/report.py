@@ -11,9 +11,11 @@ from progress.readiness.standing import standings
 def report_context(mock: MockExam) -> dict[str, Any]:
     """The report's template context. Three queries, and those of the learner's standing on
     the exam (the forecast now, set beside the one they had when they started)."""
+    # A question withdrawn at submission was never graded (is_correct None): out of the
+    # score, neither wrong nor unanswered.
     items = [
         (topic_id, bool(correct), bool(chosen))
-        for topic_id, correct, chosen in mock.items.values_list(
+        for topic_id, correct, chosen in mock.items.filter(is_correct__isnull=False).values_list(
             "topic_id", "is_correct", "chosen_keys"
         )
     ]
@@ -48,7 +50,7 @@ def report_context(mock: MockExam) -> dict[str, Any]:
         "before": mock.forecast_before,
         "now": now.figures(),
         # The points the unanswered questions cost: the forecast assumes every one answered.
-        "unanswered_points": 100 * unanswered / mock.question_count if mock.question_count else 0,
+        "unanswered_points": 100 * unanswered / mock.counted if mock.counted else 0,
         "topics": topics,
         "history": history,
         "chart": chart,

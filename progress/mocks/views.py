@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -94,7 +95,11 @@ def mock_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     if mock.is_submitted:
         return redirect(reverse("mock_report", args=[mock.code]))
     remember_deadline(request, mock)
-    first_open = mock.items.filter(chosen_keys=[]).order_by("position").first()
+    first_open = (
+        mock.items.filter(chosen_keys=[], question__in=Question.objects.published())
+        .order_by("position")
+        .first()
+    )
     number = first_open.position + 1 if first_open else 1
     return redirect(reverse("mock_item", args=[mock.code, number]))
 
@@ -115,6 +120,10 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
         if request.method == "POST":
             return _time_up_response(request, mock)
         return redirect(reverse("mock_report", args=[mock.code]))
+    if item.question is not None and not item.question.is_published:
+        # Sent back to review during the sitting: not shown, nothing saved, not scored.
+        status = 410 if request.method == "POST" else 200
+        return _render_mock_item(request, item, None, None, status=status, withdrawn=True)
     page = question_page(item.question.uid) if item.question else None
     if request.method == "POST":
         if page is None:
@@ -158,12 +167,22 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
 
 
 def _navigator(mock: MockExam) -> list[dict[str, Any]]:
-    """Every question's state, for the navigator. One query, whatever the exam length."""
+    """Every question's state, for the navigator; a withdrawn question is neither answered
+    nor open. One query, whatever the exam length."""
+    live = Exists(Question.objects.published().filter(pk=OuterRef("question_id")))
+    rows = (
+        mock.items.annotate(live=live)
+        .order_by("position")
+        .values_list("position", "chosen_keys", "flagged", "question_id", "live")
+    )
     return [
-        {"number": position + 1, "answered": bool(chosen), "flagged": flagged}
-        for position, chosen, flagged in mock.items.order_by("position").values_list(
-            "position", "chosen_keys", "flagged"
-        )
+        {
+            "number": position + 1,
+            "answered": bool(chosen) and (live or question_id is None),
+            "flagged": flagged,
+            "withdrawn": question_id is not None and not live,
+        }
+        for position, chosen, flagged, question_id, live in rows
     ]
 
 
@@ -173,6 +192,7 @@ def _render_mock_item(
     page: QuestionPage | None,
     form: MockAnswerForm | None,
     status: int = 200,
+    withdrawn: bool = False,
 ) -> HttpResponse:
     mock = item.mock
     navigator = _navigator(mock)
@@ -187,6 +207,7 @@ def _render_mock_item(
         "navigator": navigator,
         "answered": sum(1 for cell in navigator if cell["answered"]),
         "seconds_left": mock.seconds_left,
+        "withdrawn": withdrawn,
     }
     return TemplateResponse(request, "progress/mocks/item.html", context, status=status)
 
@@ -207,8 +228,9 @@ def mock_submit(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     context = {
         "mock": mock,
         "navigator": navigator,
-        "unanswered": [cell for cell in navigator if not cell["answered"]],
-        "flagged": [cell for cell in navigator if cell["flagged"]],
+        "unanswered": [c for c in navigator if not c["answered"] and not c["withdrawn"]],
+        "flagged": [cell for cell in navigator if cell["flagged"] and not cell["withdrawn"]],
+        "withdrawn": [cell for cell in navigator if cell["withdrawn"]],
         "seconds_left": mock.seconds_left,
     }
     return TemplateResponse(request, "progress/mocks/submit.html", context)
@@ -236,13 +258,17 @@ def mock_review(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         show = "wrong"
     selected = mock.items.select_related("question", "topic").order_by("position")
     if show == "wrong":
-        selected = selected.exclude(is_correct=True)
+        selected = selected.filter(is_correct=False)
     elif show == "flagged":
         selected = selected.filter(flagged=True)
     if topic_slug:
         selected = selected.filter(topic__slug=topic_slug)
     items = list(selected)
-    pages = question_pages(item.question.uid for item in items if item.question)
+    # Withdrawn at submission (not scored) or since: nothing of the question is shown.
+    withdrawn = {item.pk for item in items if item.is_withdrawn}
+    pages = question_pages(
+        item.question.uid for item in items if item.question and item.pk not in withdrawn
+    )
     rows = []
     for item in items:
         page = pages.get(item.question.uid) if item.question else None
@@ -251,6 +277,7 @@ def mock_review(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
             {
                 "number": item.position + 1,
                 "item": item,
+                "withdrawn": item.pk in withdrawn,
                 "page": page,
                 "grade": grade,
                 "breakdown": page.breakdown(grade) if page and grade else [],
@@ -273,9 +300,11 @@ def mock_practise_missed(request: AuthenticatedHttpRequest, code: str) -> HttpRe
     mock = _get_mock_for_learner(request, code)
     if not mock.is_submitted:
         return _time_up_response(request, mock)
-    missed = Question.objects.filter(
-        pk__in=mock.items.exclude(is_correct=True).values("question_id")
-    ).order_by("pk")
+    missed = (
+        Question.objects.published()
+        .filter(pk__in=mock.items.exclude(is_correct=True).values("question_id"))
+        .order_by("pk")
+    )
     quiz = Quiz.objects.start(
         learner=request.user,
         exam=mock.exam,

@@ -179,6 +179,8 @@ class Quiz(models.Model):
     item_count = models.PositiveIntegerField(default=0)
     answered_count = models.PositiveIntegerField(default=0)
     right_count = models.PositiveIntegerField(default=0)
+    # Unanswered items whose question left publication since: skipped, they shorten the quiz.
+    withdrawn_count = models.PositiveIntegerField(default=0)
 
     objects = QuizQuerySet.as_manager()
 
@@ -205,20 +207,33 @@ class Quiz(models.Model):
         return self.finished_at is not None
 
     def next_item(self) -> "QuizItem | None":
-        """The first unanswered item (skipping questions deleted since). One query."""
+        """The first unanswered item of a question still published. One query."""
         return (
-            self.items.filter(attempt__isnull=True, question__isnull=False)
+            self.items.filter(attempt__isnull=True, question__in=Question.objects.published())
             .order_by("position")
             .first()
         )
 
     def tally(self) -> "Tally":
         """How far the learner got and how well: from the stored counters, no query."""
-        return Tally(total=self.item_count, answered=self.answered_count, right=self.right_count)
+        return Tally(self.item_count, self.answered_count, self.right_count, self.withdrawn_count)
+
+    def count_withdrawn(self) -> int:
+        """Count again the unanswered items whose question went back to review or draft (they
+        are skipped; published again, they return). One query; two when it changed."""
+        count = (
+            self.items.filter(attempt__isnull=True, question__isnull=False)
+            .exclude(question__in=Question.objects.published())
+            .count()
+        )
+        if count != self.withdrawn_count:
+            self.withdrawn_count = count
+            Quiz.objects.filter(pk=self.pk).update(withdrawn_count=count)
+        return count
 
     def finish_if_stuck(self) -> None:
-        """Finish a quiz whose unanswered items all lost their question (deleted from the
-        bank since): nothing is left to answer. One query."""
+        """Finish a quiz whose unanswered items all lost their question (deleted or withdrawn
+        since): nothing is left to answer. One query."""
         if self.next_item() is None and self.finished_at is None:
             self.finished_at = timezone.now()
             Quiz.objects.filter(pk=self.pk).update(finished_at=self.finished_at)
@@ -237,9 +252,11 @@ class Quiz(models.Model):
 
     def retry_missed(self) -> "Quiz | None":
         """A new quiz of the questions this one got wrong, in the same order."""
-        missed = Question.objects.filter(
-            pk__in=self.items.filter(attempt__is_correct=False).values("question_id")
-        ).order_by("pk")
+        missed = (
+            Question.objects.published()
+            .filter(pk__in=self.items.filter(attempt__is_correct=False).values("question_id"))
+            .order_by("pk")
+        )
         return Quiz.objects.start(
             learner=self.learner,
             exam=self.exam,
@@ -256,6 +273,11 @@ class Tally:
     total: int
     answered: int
     right: int
+    withdrawn: int = 0
+
+    @property
+    def to_answer(self) -> int:
+        return self.total - self.withdrawn
 
     @property
     def percent(self) -> int:
@@ -439,7 +461,9 @@ def _count_answer(quiz_id: int, is_correct: bool, now: datetime) -> None:
         right_count=F("right_count") + (1 if is_correct else 0),
         finished_at=Case(
             When(
-                answered_count__gte=F("item_count") - 1, finished_at__isnull=True, then=Value(now)
+                answered_count__gte=F("item_count") - F("withdrawn_count") - 1,
+                finished_at__isnull=True,
+                then=Value(now),
             ),
             default=F("finished_at"),
         ),
@@ -510,14 +534,15 @@ SCHEDULER = fsrs.Scheduler(
 
 class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
     def due(self, learner: User, now: datetime | None = None) -> "ReviewCardQuerySet":
-        return self.filter(learner=learner, due__lte=now or timezone.now())
+        mine = self.filter(learner=learner, question__in=Question.objects.published())
+        return mine.filter(due__lte=now or timezone.now())
 
     def due_within(self, learner: User, days: int) -> "ReviewCardQuerySet":
-        """The learner's reviews falling due before the end of the `days`-th day from today
-        (1: today's, those overdue included)."""
-        today = timezone.localdate()
-        end = datetime.combine(today + timedelta(days=days), datetime.min.time())
-        return self.filter(learner=learner, due__lt=timezone.make_aware(end))
+        """The learner's reviews of published questions falling due before the end of the
+        `days`-th day from today (1: today's, those overdue included)."""
+        mine = self.filter(learner=learner, question__in=Question.objects.published())
+        end = datetime.combine(timezone.localdate() + timedelta(days=days), datetime.min.time())
+        return mine.filter(due__lt=timezone.make_aware(end))
 
     def due_by_day(self, learner: User, exam: Exam, days: int) -> dict[int, dict[str, int]]:
         """The learner's reviews of the exam's questions falling due over the next `days`

@@ -111,6 +111,8 @@ class LearnerQuestionPage:
         self, request: HttpRequest, page: QuestionPage, grade: Grade, form: AnswerForm
     ) -> dict[str, object]:
         assert isinstance(request.user, User)
+        if not page.is_published:
+            return {}  # a curator's preview of a draft or a question in review: not an answer
         nonce, served_at = read_serve_token(str(request.POST.get("served", "")), page)
         attempt, created = Attempt.objects.record(
             learner=request.user,

@@ -10,7 +10,7 @@ from progress.practice.models import Attempt, ReviewCard
 from progress.readiness.models import StudyGoal
 from progress.readiness.planning import GoalPlan, plan_goal
 from progress.readiness.standing import ExamStanding, ranked_questions, standings
-from questions.models import Question, Status
+from questions.models import Question
 
 
 def goal_of(learner: User, exam_slug: str) -> StudyGoal | None:
@@ -53,7 +53,7 @@ def todays_questions(
     reviews_left = dict(day.reviews)
     for question_id, topic_id in (
         ReviewCard.objects.due_within(learner, 1)
-        .filter(question__topic__exam=exam, question__status=Status.PUBLISHED)
+        .filter(question__topic__exam=exam)
         .order_by("due")
         .values_list("question_id", "question__topic_id")
     ):

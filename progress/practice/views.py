@@ -24,6 +24,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from courseiva.http import invalid_form_status
 from progress.accounts.http import AuthenticatedHttpRequest
@@ -37,7 +38,7 @@ from progress.readiness.standing import adaptive_question_ids
 from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
-from questions.models import Exam, Question, Status, Topic
+from questions.models import Exam, Question, Topic
 from questions.pages import QuestionPage, question_page
 from questions.views import render_question
 
@@ -68,6 +69,11 @@ def _get_question_for_learner(request: AuthenticatedHttpRequest, uid: str) -> tu
     learner = request.user
     questions = Question.objects.all() if learner.is_staff else Question.objects.published()
     return learner, get_object_or_404(questions, uid=uid)
+
+
+def _shown(question: Question | None) -> Question | None:
+    """The question if learners may still see it: a deleted or withdrawn one shows nothing."""
+    return question if question is not None and question.is_published else None
 
 
 def _question_url(question: Question) -> str:
@@ -204,6 +210,7 @@ def _render_quiz_start(
 def quiz_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     """Where the learner left off: the first unanswered question, or the summary."""
     quiz = _get_quiz_for_learner(request, code)
+    _note_withdrawn(request, quiz)
     item = None if quiz.abandoned else quiz.next_item()
     if item is None:
         quiz.finish_if_stuck()
@@ -219,6 +226,8 @@ def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
     if item.question is None:
         messages.info(request, "That question has been removed from the bank since.")
         return redirect(reverse("quiz_resume", args=[quiz.code]))
+    if not item.question.is_published:
+        return _withdrawn_item(request, item)
     page = question_page(item.question.uid)
     if page is None:  # deleted between the two lookups
         raise Http404("No such question")
@@ -244,6 +253,37 @@ def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
         QuizItem.objects.filter(pk=item.pk, served_at__isnull=True).update(served_at=item.served_at)
     # Answered (now or before, in another tab): the recorded answer is what counts.
     return _render_item(request, item, page, AnswerForm(page), attempt=attempt)
+
+
+def _note_withdrawn(request: AuthenticatedHttpRequest, quiz: Quiz) -> None:
+    """Count the quiz's questions withdrawn since it started, and tell the learner when that
+    shortened it."""
+    before = quiz.withdrawn_count
+    if quiz.count_withdrawn() > before and not quiz.is_finished:
+        count = quiz.withdrawn_count
+        messages.info(
+            request,
+            f"{count} question{pluralize(count)} of this quiz {pluralize(count, 'was,were')} "
+            "withdrawn for review: the quiz skips "
+            f"{pluralize(count, 'it,them')} and is {quiz.tally().to_answer} long now.",
+        )
+
+
+def _withdrawn_item(request: AuthenticatedHttpRequest, item: QuizItem) -> HttpResponse:
+    """A quiz question sent back to review or draft since the quiz started: nothing of it is
+    shown and nothing posted to it is recorded (410). htmx, which swaps no error, is sent on
+    to the next question with the same message."""
+    quiz = item.quiz
+    quiz.count_withdrawn()
+    if request.htmx:
+        messages.info(
+            request,
+            f"Question {item.position + 1} was withdrawn for review: your answer was not kept, "
+            "and the quiz skips it.",
+        )
+        return HttpResponseClientRedirect(reverse("quiz_resume", args=[quiz.code]))
+    context = {"quiz": quiz, "item_number": item.position + 1, "tally": quiz.tally()}
+    return TemplateResponse(request, "progress/practice/withdrawn.html", context, status=410)
 
 
 def _render_item(
@@ -289,26 +329,36 @@ def _render_item(
 @login_required
 def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     quiz = _get_quiz_for_learner(request, code)
+    _note_withdrawn(request, quiz)
     items = list(quiz.items.select_related("question", "attempt").order_by("position"))
     answered = [item for item in items if getattr(item, "attempt", None) is not None]
     right = sum(1 for item in answered if item.attempt.is_correct)
     spent = sum((item.attempt.time_spent or timedelta(0) for item in answered), timedelta(0))
-    rows = [
-        {
-            "number": item.position + 1,
-            "item": item,
-            "attempt": getattr(item, "attempt", None),
-            "snippet": quick_snippet(item.question.stem, 140) if item.question else "",
-        }
-        for item in items
-    ]
+    rows = []
+    retry_count = 0  # retrying draws only the questions still published
+    for item in items:
+        # Answers given before a question was withdrawn stay in the score; its text goes.
+        attempt: Attempt | None = getattr(item, "attempt", None)
+        shown = _shown(item.question)
+        rows.append(
+            {
+                "number": item.position + 1,
+                "item": item,
+                "attempt": attempt,
+                "withdrawn": item.question is not None and shown is None,
+                "snippet": quick_snippet(shown.stem, 140) if shown else "",
+            }
+        )
+        retry_count += bool(shown and attempt and not attempt.is_correct)
     context = {
         "quiz": quiz,
         "rows": rows,
-        "total": len(items),
+        "total": len(items) - quiz.withdrawn_count,
+        "withdrawn": quiz.withdrawn_count,
         "answered": len(answered),
         "right": right,
         "wrong": len(answered) - right,
+        "retry_count": retry_count,
         "percent": round(100 * right / len(answered)) if answered else 0,
         "time_spent": spent,
         "next_item": quiz.next_item() if not quiz.is_finished else None,
@@ -369,15 +419,22 @@ def history(request: AuthenticatedHttpRequest) -> HttpResponse:
             learner=learner, question_id__in={a.question_id for a in shown if a.question_id}
         ).values_list("question_id", "text")
     )
-    rows = [
-        {
-            "attempt": attempt,
-            "snippet": quick_snippet(attempt.question.stem, 120) if attempt.question else "",
-            "chosen": [quick_snippet(text, 80) for text in attempt.chosen_texts],
-            "note": notes.get(attempt.question_id) if attempt.question_id else None,
-        }
-        for attempt in shown
-    ]
+    rows = []
+    for attempt in shown:
+        # The answer stays in the history; a withdrawn question's text and options do not.
+        question = _shown(attempt.question)
+        withdrawn = attempt.question is not None and question is None
+        rows.append(
+            {
+                "attempt": attempt,
+                "withdrawn": withdrawn,
+                "snippet": quick_snippet(question.stem, 120) if question else "",
+                "chosen": []
+                if withdrawn
+                else [quick_snippet(text, 80) for text in attempt.chosen_texts],
+                "note": notes.get(attempt.question_id) if attempt.question_id else None,
+            }
+        )
     exams = list(Exam.objects.only("slug", "code", "title"))
     topics = list(
         Topic.objects.filter(exam__slug=form.data.get("exam") or None).only("slug", "title")
@@ -476,7 +533,7 @@ def bookmarks(request: AuthenticatedHttpRequest) -> HttpResponse:
     )
     if not learner.is_staff:
         # A question taken back to draft stays bookmarked but is not shown until it returns.
-        rows = rows.filter(question__status=Status.PUBLISHED)
+        rows = rows.filter(question__in=Question.objects.published())
     page = Paginator(rows, BOOKMARKS_PAGE_SIZE).get_page(request.GET.get("page"))
     items = [
         (bookmark, quick_snippet(bookmark.question.stem, 200)) for bookmark in page.object_list
