@@ -271,8 +271,8 @@ def _note_withdrawn(request: AuthenticatedHttpRequest, quiz: Quiz) -> None:
 
 def _withdrawn_item(request: AuthenticatedHttpRequest, item: QuizItem) -> HttpResponse:
     """A quiz question sent back to review or draft since the quiz started: nothing of it is
-    shown and nothing posted to it is recorded (410). htmx, which swaps no error, is sent on
-    to the next question with the same message."""
+    shown and nothing posted to it is recorded (410). An htmx answer, whose error would not be
+    swapped in, is sent on to the next question with a message saying why."""
     quiz = item.quiz
     quiz.count_withdrawn()
     if request.htmx:
