@@ -1,9 +1,11 @@
 """HTTP benchmark of the public pages, against the production-like server (`make serve`).
 
     .venv/bin/python bench/http_pages.py [--questions 5000] [--seconds 5]
+        [--database-url postgres://...] [--port N]
 
-Seeds a throwaway SQLite database with a generated bank, starts `make serve` on a free
-loopback port (DEBUG off, gunicorn, no access log), and loads it with wrk (Debian's package;
+Seeds a throwaway SQLite database (or the database of --database-url, emptied first: give it
+one of its own) with a generated bank, starts `make serve` on a free loopback port (or
+--port; DEBUG off, gunicorn, no access log), and loads it with wrk (Debian's package;
 installed with apt when missing and we are root) at 16 and 64 connections. For /healthz, the
 catalog, a topic page, question pages and the answer POST it prints requests per second and
 p50/p99 latency, each with its ratio to /healthz measured in the same run at the same
@@ -100,6 +102,7 @@ def child(action: str, questions: int) -> None:
         from questions.models import PageChange
 
         call_command("migrate", verbosity=0)
+        call_command("flush", interactive=False, verbosity=0)  # a database given to us
         print("seeded:", "; ".join(import_document(make_document(questions)).lines()))
         # The import's change rows tell processes that were running then to drop their pages;
         # the server starts after it, with empty caches. Left in place, the rows of the last
@@ -322,6 +325,10 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=5000, help="bank size (default 5000)")
     parser.add_argument("--seconds", type=int, default=5, help="wrk duration per run")
     parser.add_argument("--connections", type=int, nargs="+", default=[16, 64])
+    parser.add_argument(
+        "--database-url", help="a database to empty and use (default: a throwaway SQLite file)"
+    )
+    parser.add_argument("--port", type=int, help="the server's port (default: a free one)")
     parser.add_argument("--child", choices=["seed", "sample", "learner"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -332,12 +339,12 @@ def main() -> int:
     wrk = ensure_wrk()
     with tempfile.TemporaryDirectory(prefix="courseiva-http-") as tmp:
         workdir = Path(tmp)
-        port = free_port()
+        port = args.port or free_port()
         base = f"http://127.0.0.1:{port}"
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "courseiva.settings",
-            "DATABASE_URL": f"sqlite:///{workdir / 'bench.sqlite3'}",
+            "DATABASE_URL": args.database_url or f"sqlite:///{workdir / 'bench.sqlite3'}",
             "DEBUG": "0",
             "SECRET_KEY": secrets.token_urlsafe(50),
             "ALLOWED_HOSTS": "127.0.0.1",
@@ -352,7 +359,8 @@ def main() -> int:
         env.pop("CACHE_URL", None)
         print(
             f"HTTP benchmark: {args.questions:,} questions, wrk {args.seconds} s per run, "
-            f"connections {args.connections}, {os.cpu_count()} CPUs"
+            f"connections {args.connections}, {os.cpu_count()} CPUs, "
+            f"{env['DATABASE_URL'].split(':', 1)[0]}"
         )
         seed(env, args.questions)
         server = start_server(env)
