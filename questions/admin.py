@@ -34,7 +34,7 @@ from questions.models import (
     Topic,
     format_number,
 )
-from questions.pages import forget_exam, forget_exams, forget_questions
+from questions.pages import forget_exam, forget_exams, forget_listings, forget_questions
 
 
 class TopicInline(admin.TabularInline[Topic, Exam]):
@@ -116,6 +116,18 @@ class ExamAdmin(admin.ModelAdmin[Exam]):
         forget_exam(form.instance.pk)  # every question page shows the exam's and topic's names
         self._warn_about_weights(request, form.instance)
 
+    # Only exams without questions can go (their topics protect the questions); the catalog
+    # lists them all the same.
+    def delete_model(self, request: HttpRequest, obj: Exam) -> None:
+        with transaction.atomic():
+            super().delete_model(request, obj)
+            forget_listings()
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Exam]) -> None:
+        with transaction.atomic():
+            super().delete_queryset(request, queryset)
+            forget_listings()
+
     def _warn_about_weights(self, request: HttpRequest, exam: Exam) -> None:
         problem = exam.weight_problem()
         if problem:
@@ -154,6 +166,17 @@ class TopicAdmin(admin.ModelAdmin[Topic]):
     def save_model(self, request: HttpRequest, obj: Topic, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         forget_exam(obj.exam_id)
+
+    # Only topics without questions can go; the blueprint and the catalog count them.
+    def delete_model(self, request: HttpRequest, obj: Topic) -> None:
+        with transaction.atomic():
+            super().delete_model(request, obj)
+            forget_listings()
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Topic]) -> None:
+        with transaction.atomic():
+            super().delete_queryset(request, queryset)
+            forget_listings()
 
 
 class OptionInline(admin.StackedInline[Option, Question]):
@@ -292,8 +315,9 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
             if old_topic and old_topic != question.topic_id:
                 exams |= set(Topic.objects.filter(pk=old_topic).values_list("exam_id", flat=True))
             forget_exams(exams)
-        # The uid may have been edited: the page under the old one goes too.
-        forget_questions({question.uid, form.initial.get("uid") or question.uid})
+        # The uid may have been edited: the page under the old one goes too. The topic page
+        # lists its stem, kind and difficulty.
+        forget_questions({question.uid, form.initial.get("uid") or question.uid}, listings=True)
 
     def delete_model(self, request: HttpRequest, obj: Question) -> None:
         with transaction.atomic():

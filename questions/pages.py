@@ -55,6 +55,12 @@ CACHE_PREFIX = "question-page:v3:"  # bump when QuestionPage changes shape
 # the poll); bump when the question template changes.
 FORM_HTML_PREFIX = "question-form-html:v1:"
 MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
+# The version of the catalog, blueprint and topic pages (questions.listings): everything they
+# cache is keyed by it, so dropping this one key retires all of it. In the shared cache with
+# Redis, so that an edit shows on every server's next request; dropped in each process's own
+# cache by the poll, through a PageChange row of this name (no question uid has a colon).
+LISTINGS_VERSION_KEY = "listings-version:v1"
+LISTINGS_CHANGE = ":listings"
 
 
 @dataclass(frozen=True)
@@ -225,8 +231,31 @@ def _drop_pages_changed_elsewhere() -> None:
 
 
 def _cache_keys(uids: Iterable[str]) -> list[str]:
-    """Everything cached of these questions' pages."""
-    return [prefix + uid for uid in uids for prefix in (CACHE_PREFIX, FORM_HTML_PREFIX)]
+    """Everything cached of these questions' pages (and of the listings, for LISTINGS_CHANGE)."""
+    return [
+        key
+        for uid in uids
+        for key in (
+            [LISTINGS_VERSION_KEY]
+            if uid == LISTINGS_CHANGE
+            else [prefix + uid for prefix in (CACHE_PREFIX, FORM_HTML_PREFIX)]
+        )
+    ]
+
+
+def listings_version() -> str:
+    """The current version of the listing pages (questions.listings): read before their rows,
+    so that rows read before an edit's commit are cached under the version it retires. One
+    cache read (three when a new version starts), no query (but the poll's, every
+    POLL_SECONDS)."""
+    _drop_pages_changed_elsewhere()
+    version = cache.get(LISTINGS_VERSION_KEY)
+    if isinstance(version, str):
+        return version
+    # add(): of two processes starting a version at once in a shared cache, one wins.
+    cache.add(LISTINGS_VERSION_KEY, secrets.token_hex(8), CACHE_SECONDS)
+    version = cache.get(LISTINGS_VERSION_KEY)
+    return version if isinstance(version, str) else secrets.token_hex(8)
 
 
 def form_html(uid: str) -> str | None:
@@ -382,20 +411,26 @@ def _rationale_of(option: Option) -> Rationale:
         return Rationale(option=option, why="")
 
 
-def forget_questions(uids: Iterable[str]) -> None:
+def forget_questions(uids: Iterable[str], *, listings: bool = False) -> None:
     """Drop the cached pages of these questions and of the questions that link to them (their
     "Go deeper" lists show these), once the current transaction commits: dropping earlier would
-    let a concurrent request cache the old rows again. Three queries: the linking questions,
-    the change rows, the pruning of old ones."""
+    let a concurrent request cache the old rows again. With `listings`, the catalog, blueprint
+    and topic pages too (what they list changed: a question's status, order or summary, an
+    exam's or topic's names). Three queries: the linking questions, the change rows, the
+    pruning of old ones."""
     uids = set(uids)
-    if not uids:
+    if not uids and not listings:
         return
-    linking = set(
-        RelatedQuestion.objects.filter(to_question__uid__in=uids).values_list(
-            "from_question__uid", flat=True
+    linking = (
+        set(
+            RelatedQuestion.objects.filter(to_question__uid__in=uids).values_list(
+                "from_question__uid", flat=True
+            )
         )
+        if uids
+        else set()
     )
-    changed = uids | linking
+    changed = uids | linking | ({LISTINGS_CHANGE} if listings else set())
     now = timezone.now()
     # Other processes read these rows (their own caches); this one and a shared cache drop
     # the pages right after the commit.
@@ -411,9 +446,16 @@ def forget_exam(exam_id: int) -> None:
 
 
 def forget_exams(exam_ids: Iterable[int]) -> None:
-    """Every page of these exams: after an edit of their names, and after a change of which
-    questions they publish or of their order, which every page shows (the exam's count of
-    published questions, the previous and next questions of the topic)."""
+    """Every page of these exams, and the listings: after an edit of their names, and after a
+    change of which questions they publish or of their order, which every page shows (the
+    exam's count of published questions, the previous and next questions of the topic)."""
     forget_questions(
-        Question.objects.filter(topic__exam_id__in=list(exam_ids)).values_list("uid", flat=True)
+        Question.objects.filter(topic__exam_id__in=list(exam_ids)).values_list("uid", flat=True),
+        listings=True,
     )
+
+
+def forget_listings() -> None:
+    """The catalog, blueprint and topic pages, once the current transaction commits (an exam
+    or an empty topic deleted). Two queries: the change row, the pruning of old ones."""
+    forget_questions((), listings=True)

@@ -7,29 +7,28 @@ from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
 from django.core.files.storage import default_storage
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
-from django.shortcuts import get_object_or_404
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods
 
 from courseiva.http import HtmxHttpRequest, invalid_form_status
-from questions import extensions, media
+from questions import extensions, listings, media
 from questions.forms import AnswerForm
-from questions.markup import quick_snippet
-from questions.models import Exam, Grade, Question, QuestionMedia, Status, Topic
+from questions.listings import TOPIC_PAGE_SIZE
+from questions.models import Grade, QuestionMedia
 from questions.pages import (
     CACHE_SECONDS,
     QuestionPage,
     form_html,
     keep_form_html,
+    listings_version,
     question_page,
 )
 
-TOPIC_PAGE_SIZE = 25
 QUESTION_TEMPLATE = "questions/question.html"
 # Stands in for the CSRF token in HTML rendered once for many visitors.
 TOKEN_SLOT = "csrf-token-slot-not-a-token"  # noqa: S105 - a placeholder, not a secret
@@ -45,43 +44,88 @@ def _get_page_for_viewer(request: HttpRequest, uid: str) -> QuestionPage:
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    exams = Exam.objects.with_counts()
-    context = {"exams": exams, **extensions.home_context(request)}
+    version = listings_version()
+    key = listings.html_key(version, "catalog")
+    if _without_own_state(request) and (html := cache.get(key)) is not None:
+        return _listing_response(request, html)
+    context = {"exams": listings.catalog(version), **extensions.home_context(request)}
+    if _without_own_state(request):
+        return _render_listing(request, key, reverse("home"), "questions/home.html", context)
     return TemplateResponse(request, "questions/home.html", context)
 
 
 @require_GET
 def exam_detail(request: HttpRequest, exam_slug: str) -> HttpResponse:
-    exam = get_object_or_404(Exam, slug=exam_slug)
-    topics = exam.topics.annotate(
-        published_count=Count("questions", filter=Q(questions__status=Status.PUBLISHED))
-    ).order_by("position", "slug")
-    context = {"exam": exam, "topics": topics, **extensions.exam_context(request, exam)}
+    version = listings_version()
+    key = listings.html_key(version, "exam", exam_slug)
+    if _without_own_state(request) and (html := cache.get(key)) is not None:
+        return _listing_response(request, html)
+    listing = listings.exam_listing(version, exam_slug)
+    if listing is None:
+        raise Http404("No such exam")
+    exam = listing.exam
+    context = {"exam": exam, "topics": listing.topics, **extensions.exam_context(request, exam)}
+    if _without_own_state(request):
+        return _render_listing(
+            request, key, exam.get_absolute_url(), "questions/exam.html", context
+        )
     return TemplateResponse(request, "questions/exam.html", context)
 
 
 @require_GET
 def topic_detail(request: HttpRequest, exam_slug: str, topic_slug: str) -> HttpResponse:
-    topic = get_object_or_404(
-        Topic.objects.select_related("exam"), exam__slug=exam_slug, slug=topic_slug
-    )
-    questions = (
-        Question.objects.published()
-        .filter(topic=topic)
-        .only("uid", "stem", "kind", "difficulty")
-        .order_by("position", "uid")
-    )
-    paginator = Paginator(questions, TOPIC_PAGE_SIZE)
-    page = paginator.get_page(request.GET.get("page"))
-    rows = [(question, quick_snippet(question.stem, 200)) for question in page.object_list]
+    version = listings_version()
+    asked = request.GET.get("page") or "1"
+    # Only a page number can name a kept page: anything else is not even looked up.
+    numbered = asked.isascii() and asked.isdigit() and len(asked) <= 6
+    key = listings.html_key(version, "topic", exam_slug, topic_slug, asked)
+    if numbered and _without_own_state(request) and (html := cache.get(key)) is not None:
+        return _listing_response(request, html)
+    listing = listings.topic_listing(version, exam_slug, topic_slug)
+    if listing is None:
+        raise Http404("No such topic")
+    topic = listing.topic
+    # The count alone is paginated: the page's rows are read (and cached) on their own.
+    page = Paginator(range(listing.question_count), TOPIC_PAGE_SIZE).get_page(asked)
     context = {
         "topic": topic,
         "exam": topic.exam,
         "page": page,
-        "rows": rows,
+        "rows": listings.topic_rows(version, listing, page.number),
         **extensions.exam_context(request, topic.exam, topic),
     }
+    if _without_own_state(request) and asked == str(page.number):
+        # Only a page number that names itself is kept: ?page=x and ?page=999 show a page
+        # without adding entries to the cache.
+        return _render_listing(
+            request, key, topic.get_absolute_url(), "questions/topic.html", context
+        )
     return TemplateResponse(request, "questions/topic.html", context)
+
+
+def _render_listing(
+    request: HttpRequest, key: str, path: str, template: str, context: dict[str, object]
+) -> HttpResponse:
+    """A listing page as every visitor sees it: rendered without anything of this request but
+    its path, kept under `key` when the path is the page's own (it is in the canonical link)."""
+    shared = {
+        **context,
+        "csrf_token": TOKEN_SLOT,
+        "user": AnonymousUser(),
+        "teaches": False,
+        "messages": (),
+    }
+    html = render_to_string(template, shared, request=request)
+    if request.path == path:
+        cache.set(key, html, CACHE_SECONDS)
+    return _listing_response(request, html)
+
+
+def _listing_response(request: HttpRequest, html: str) -> HttpResponse:
+    response = _with_token(request, html)
+    # A session cookie makes the page a signed-in user's: shared caches keep them apart.
+    patch_vary_headers(response, ["Cookie"])
+    return response
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -5,9 +5,16 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
+from questions.pages import forget_exams
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def on_commit(django_capture_on_commit_callbacks):
+    # An edit drops the cached listings once its transaction commits; a test's never does.
+    return django_capture_on_commit_callbacks
 
 
 def test_catalog_lists_exams_with_counts_and_links(client, django_assert_num_queries):
@@ -21,20 +28,27 @@ def test_catalog_lists_exams_with_counts_and_links(client, django_assert_num_que
     assert "Cloud Security Associate" in response.text
     assert "2 published questions in 1 topic" in response.text
     assert f'href="{reverse("exam_detail", args=[topic.exam.slug])}"' in response.text
+    with django_assert_num_queries(0):  # rendered once for every visitor
+        assert client.get(reverse("home")).text == response.text
 
 
-def test_catalog_query_count_is_flat(client, django_assert_num_queries):
+def test_catalog_query_count_is_flat(client, django_assert_num_queries, on_commit):
     ExamFactory.create_batch(2)
     with django_assert_num_queries(1):
         client.get(reverse("home"))
-    for exam in ExamFactory.create_batch(10):
+    exams = ExamFactory.create_batch(10)
+    for exam in exams:
         QuestionFactory(topic=TopicFactory(exam=exam))
+    with on_commit(execute=True):
+        forget_exams(exam.pk for exam in exams)
     with django_assert_num_queries(1):
+        assert exams[-1].title in client.get(reverse("home")).text
+    with django_assert_num_queries(0):
         client.get(reverse("home"))
 
 
 def test_blueprint_shows_topics_in_order_with_weight_counts_and_mock_shape(
-    client, django_assert_num_queries
+    client, django_assert_num_queries, on_commit
 ):
     exam = ExamFactory(mock_question_count=65, mock_duration_minutes=90, mock_pass_percent=72)
     second = TopicFactory(exam=exam, title="Networking", weight=Decimal("37.5"), position=2)
@@ -43,6 +57,8 @@ def test_blueprint_shows_topics_in_order_with_weight_counts_and_mock_shape(
     QuestionFactory(topic=second, status="draft")
     with django_assert_num_queries(2):
         response = client.get(reverse("exam_detail", args=[exam.slug]))
+    with django_assert_num_queries(0):
+        assert client.get(reverse("exam_detail", args=[exam.slug])).text == response.text
     assert response.status_code == 200
     text = response.text
     assert text.index("Identity") < text.index("Networking")
@@ -53,6 +69,8 @@ def test_blueprint_shows_topics_in_order_with_weight_counts_and_mock_shape(
     for fact in ("<dd>65</dd>", "<dd>90 minutes</dd>", "<dd>72%</dd>"):
         assert fact in text
     TopicFactory.create_batch(6, exam=exam, weight=0)
+    with on_commit(execute=True):
+        forget_exams([exam.pk])
     with django_assert_num_queries(2):
         client.get(reverse("exam_detail", args=[exam.slug]))
 
@@ -80,10 +98,13 @@ def test_topic_page_lists_published_questions_paginated(client, django_assert_nu
     assert "A hidden draft" not in response.text
     assert f'href="{questions[0].get_absolute_url()}"' in response.text
     assert "Page 1 of 2" in response.text
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(0):
+        assert client.get(url, {"page": 1}).text == response.text
+    with django_assert_num_queries(1):  # the topic is known: only the second page's rows
         second = client.get(url, {"page": 2})
     assert "Stem number 29" in second.text
     assert "Stem number 00" not in second.text
+    assert "Page 2 of 2" in second.text
 
 
 def test_topic_page_with_bad_page_number_shows_a_page(client):
