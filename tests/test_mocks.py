@@ -53,11 +53,11 @@ def keys(item, correct=True):
     return list(item.question.options.filter(is_correct=correct).values_list("key", flat=True))
 
 
-def save(client, mock, number, choice, go="next", flagged=False):
+def save(client, mock, number, choice, go="next", flagged=False, **headers):
     data = {"choice": choice, "go": go}
     if flagged:
         data["flagged"] = "on"
-    return client.post(item_url(mock, number), data)
+    return client.post(item_url(mock, number), data, **headers)
 
 
 # Starting ------------------------------------------------------------------------------------
@@ -154,6 +154,70 @@ def test_answer_change_flag_and_navigator(client, learner, exam):
     assert "4 unanswered" in summary
     assert "1 flagged for review" in summary
     assert f'href="{item_url(mock, 2)}"' in summary
+
+
+def test_an_htmx_save_answers_with_what_changed_only(client, learner, exam):
+    mock = start(client, exam)
+    save(client, mock, 1, keys(mock.items.get(position=0))[0])
+    second = mock.items.get(position=1)
+    page = client.get(item_url(mock, 2)).text
+    assert 'hx-post="' + item_url(mock, 2) + '"' in page
+    assert 'id="save-status"' in page
+    response = save(client, mock, 2, keys(second)[0], flagged=True, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    text = response.text
+    assert "<html" not in text
+    assert "Time left" not in text  # the page's own countdown keeps running
+    assert 'id="save-status"' in text
+    assert "Question 2 saved, flagged for review." in text
+    assert '<span id="answered-count" hx-swap-oob="true">2 answered</span>' in text
+    assert 'id="nav-cell-2"' in text
+    assert 'aria-label="Question 2: answered, flagged"' in text
+    assert 'hx-swap-oob="true"' in text.split('id="nav-cell-2"')[1].split(">")[0]
+    second.refresh_from_db()
+    assert second.chosen_keys == keys(second)[:1]
+    assert second.flagged
+    # Cleared, it says so; the page shown next has it as saved.
+    cleared = save(client, mock, 2, [], HTTP_HX_REQUEST="true").text
+    assert "Question 2 saved without an answer." in cleared
+    assert "1 answered" in cleared
+    assert "1 answered" in client.get(item_url(mock, 2)).text
+
+
+def test_a_bad_htmx_save_says_why_and_saves_nothing(client, learner, exam):
+    mock = start(client, exam)
+    response = save(client, mock, 1, "forged", HTTP_HX_REQUEST="true")
+    assert response.status_code == 422
+    assert "not one of this question" in response.text
+    assert "Nothing was saved." in response.text
+    assert mock.items.get(position=0).chosen_keys == []
+
+
+def test_an_htmx_save_after_the_deadline_goes_to_the_report(client, learner, exam):
+    mock = start(client, exam)
+    first = mock.items.get(position=0)
+    MockExam.objects.filter(pk=mock.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    response = save(client, mock, 1, keys(first)[0], HTTP_HX_REQUEST="true")
+    assert response["HX-Redirect"] == reverse("mock_report", args=[mock.code])
+    first.refresh_from_db()
+    assert first.chosen_keys == []
+    mock.refresh_from_db()
+    assert mock.is_submitted
+
+
+def test_an_htmx_saved_answer_is_graded_and_shown_in_the_review(client, learner, exam):
+    mock = start(client, exam)
+    first = mock.items.get(position=0)
+    wrong = keys(first, correct=False)[0]
+    assert save(client, mock, 1, wrong, HTTP_HX_REQUEST="true").status_code == 200
+    client.post(reverse("mock_submit", args=[mock.code]))
+    first.refresh_from_db()
+    assert first.is_correct is False
+    assert Attempt.objects.get(mock_item=first).chosen[0]["key"] == wrong
+    review = client.get(reverse("mock_review", args=[mock.code])).text
+    first_row = review.split('id="q1"')[1].split("</article>")[0]
+    assert "✗</span> Wrong" in first_row
+    assert "Your choice: wrong" in first_row
 
 
 @pytest.mark.parametrize(
@@ -402,9 +466,12 @@ def test_saving_and_moving_cost_a_fixed_number_of_queries(
         client.get(item_url(mock, 2))  # the question's page content is cached from here
         key = keys(item)[0]
         # session, user, item with its sitting; in a transaction (a savepoint and its release
-        # in a test) the sitting locked, the update
-        with django_assert_num_queries(7):
+        # in a test) one update, which locks the sitting
+        with django_assert_num_queries(6):
             save(client, mock, 2, key)
+        # with htmx, the same and the answered count: no page follows
+        with django_assert_num_queries(7):
+            save(client, mock, 2, key, HTTP_HX_REQUEST="true")
         with django_assert_num_queries(4):  # session, user, item, navigator
             client.get(item_url(mock, 2))
         client.post(reverse("mock_submit", args=[mock.code]))

@@ -242,6 +242,28 @@ class MockExam(models.Model):
         return True
 
 
+class MockItemQuerySet(models.QuerySet["MockItem"]):
+    def save_answer(self, item: "MockItem", chosen: list[str], *, flagged: bool) -> bool:
+        """Save the answer to `item` and its flag while its sitting is open: False, saving
+        nothing, once it is submitted. One UPDATE (in a transaction, for its lock).
+
+        The UPDATE locks the sitting's row (a locking subquery) before it writes, as
+        submitting does (its UPDATE of `submitted_at`): a save lands before the grading reads
+        the items, or waits for the submission and then finds it submitted; never after the
+        grading, where the review would show an answer the score did not count. SQLite, with
+        no row locks, queues the two transactions whole."""
+        open_sitting = MockExam.objects.select_for_update().filter(
+            pk=item.mock_id, submitted_at__isnull=True
+        )
+        with transaction.atomic():
+            saved = self.filter(pk=item.pk, mock__in=open_sitting.values("pk")).update(
+                chosen_keys=chosen,
+                flagged=flagged,
+                answered_at=timezone.now() if chosen else None,
+            )
+        return bool(saved)
+
+
 class MockItem(models.Model):
     mock = models.ForeignKey(MockExam, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveSmallIntegerField()
@@ -254,6 +276,8 @@ class MockItem(models.Model):
     flagged = models.BooleanField(default=False)
     answered_at = models.DateTimeField(null=True, blank=True)
     is_correct = models.BooleanField(null=True)  # set at submission
+
+    objects = MockItemQuerySet.as_manager()
 
     class Meta:
         ordering = ["position"]

@@ -9,15 +9,15 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
+from courseiva.http import HtmxHttpRequest
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.mocks.draw import plan_mock
 from progress.mocks.forms import MockAnswerForm
@@ -50,8 +50,11 @@ def _get_submitted_mock_for_learner(
     return mock if mock.is_submitted else None
 
 
-def _time_up_response(request: HttpRequest, mock: MockExam) -> HttpResponse:
-    """A post that arrived after the deadline or the submission: refused, saying why."""
+def _time_up_response(request: HtmxHttpRequest, mock: MockExam) -> HttpResponse:
+    """A post that arrived after the deadline or the submission: refused, saying why (htmx:
+    the browser goes to the report)."""
+    if request.htmx:
+        return HttpResponseClientRedirect(reverse("mock_report", args=[mock.code]))
     return TemplateResponse(request, "progress/mocks/closed.html", {"mock": mock}, status=409)
 
 
@@ -132,28 +135,19 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
             )
         form = MockAnswerForm(page, mock.question_count, request.POST)
         if not form.is_valid():
-            return _render_mock_item(request, item, page, form, status=400)
-        chosen = form.cleaned_data["chosen"]
-        with transaction.atomic():
-            # Saving and submitting serialise on the sitting's row: submitting takes it first
-            # (its UPDATE), so a save either lands before the grading or finds the sitting
-            # submitted; never after the grading, where the review would show an answer the
-            # score did not count.
-            submitted = (
-                MockExam.objects.select_for_update()
-                .filter(pk=mock.pk)
-                .values_list("submitted_at", flat=True)
-                .get()
-            )
-            if submitted is None:
-                MockItem.objects.filter(pk=item.pk).update(
-                    chosen_keys=chosen,
-                    flagged=form.cleaned_data["flagged"],
-                    answered_at=timezone.now() if chosen else None,
+            if request.htmx:  # the reason, in the page's status line (422: htmx swaps it)
+                context = {"mock": mock, "number": number, "form": form}
+                return TemplateResponse(
+                    request, "progress/mocks/item.html#saved", context, status=422
                 )
-        if submitted is not None:
+            return _render_mock_item(request, item, page, form, status=400)
+        chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
+        # Serialised with the submission on the sitting's row (see save_answer).
+        if not MockItem.objects.save_answer(item, chosen, flagged=flagged):
             mock.refresh_from_db()
             return _time_up_response(request, mock)
+        if request.htmx:
+            return _saved(request, item, chosen, flagged)
         go = form.cleaned_data["go"]
         if go == "review":
             return redirect(reverse("mock_submit", args=[mock.code]))
@@ -164,6 +158,24 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
     return _render_mock_item(
         request, item, page, MockAnswerForm(page, mock.question_count) if page else None
     )
+
+
+def _saved(request: HttpRequest, item: MockItem, chosen: list[str], flagged: bool) -> HttpResponse:
+    """An htmx save (a ticked option, the flag): the page stays, and only what the save
+    changes is sent: the status line, this question's navigator cell and the answered count
+    (one query)."""
+    number = item.position + 1
+    context = {
+        "mock": item.mock,
+        "number": number,
+        "saved_answer": bool(chosen),
+        "cell": {"number": number, "answered": bool(chosen), "flagged": flagged},
+        # Counted as the navigator counts: a withdrawn question's answer is not kept.
+        "answered": item.mock.items.exclude(chosen_keys=[])
+        .filter(Q(question__isnull=True) | Q(question__in=Question.objects.published()))
+        .count(),
+    }
+    return TemplateResponse(request, "progress/mocks/item.html#saved", context)
 
 
 def _navigator(mock: MockExam) -> list[dict[str, Any]]:
