@@ -465,12 +465,11 @@ def test_saving_and_moving_cost_a_fixed_number_of_queries(
         item = mock.items.select_related("question").get(position=1)
         client.get(item_url(mock, 2))  # the question's page content is cached from here
         key = keys(item)[0]
-        # session, user, item with its sitting; in a transaction (a savepoint and its release
-        # in a test) one update, which locks the sitting
-        with django_assert_num_queries(6):
+        # session, user, item with its sitting, one update (which locks the sitting)
+        with django_assert_num_queries(4):
             save(client, mock, 2, key)
         # with htmx, the same and the answered count: no page follows
-        with django_assert_num_queries(7):
+        with django_assert_num_queries(5):
             save(client, mock, 2, key, HTTP_HX_REQUEST="true")
         with django_assert_num_queries(4):  # session, user, item, navigator
             client.get(item_url(mock, 2))
