@@ -69,3 +69,11 @@ document.addEventListener("htmx:afterSwap", function (event) {
     });
   });
 })();
+
+// A form with data-confirm asks its question before it is sent (an inline onsubmit would be
+// refused by the Content-Security-Policy).
+document.addEventListener("submit", function (event) {
+  var form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.dataset.confirm) return;
+  if (!window.confirm(form.dataset.confirm)) event.preventDefault();
+});

@@ -144,3 +144,31 @@ def test_the_heatmap_of_an_eight_topic_exam_fits_a_laptop_and_scrolls_on_a_phone
     where = learner.bounding_box()
     assert where is not None
     assert 0 <= where["x"] < 60, f"the learner column scrolled away ({where})"
+
+
+def test_removing_a_learner_asks_first_and_cancelling_keeps_them(page):
+    from progress.cohorts.models import Cohort, Membership
+    from tests.factories import ExamFactory
+
+    cohort = Cohort.objects.create(name="Evening class", exam=ExamFactory())
+    cohort.instructors.add(InstructorFactory(username="teacher", password=PASSWORD))
+    Membership.objects.create(cohort=cohort, learner=UserFactory(username="pupil"))
+    sign_in(page, "teacher")
+    page.goto(cohort.get_absolute_url())
+    remove = page.get_by_role("button", name="Remove pupil from the cohort")
+    asked = []
+
+    def answer(dialog, accept: bool) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=False))
+    remove.click()
+    assert asked == ["Remove pupil from this cohort?"]
+    expect(remove).to_be_visible()
+    assert Membership.objects.filter(cohort=cohort, learner__username="pupil").exists()
+
+    page.once("dialog", lambda dialog: answer(dialog, accept=True))
+    remove.click()
+    expect(remove).to_have_count(0)
+    assert not Membership.objects.filter(cohort=cohort, learner__username="pupil").exists()
