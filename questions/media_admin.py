@@ -44,6 +44,9 @@ class QuestionMediaAdmin(admin.ModelAdmin[QuestionMedia]):
     readonly_fields = ["preview", "snippet", "original_name", "content_type", "size", "created_at"]
     form = MediaUploadForm
 
+    class Media:
+        css = {"all": ["css/admin.css"]}  # the thumbnails' size: no style attribute (CSP)
+
     def get_fields(self, request: HttpRequest, obj: QuestionMedia | None = None) -> Any:
         if obj is None:
             return ["upload"]
@@ -57,9 +60,7 @@ class QuestionMediaAdmin(admin.ModelAdmin[QuestionMedia]):
 
     @admin.display(description="Image")
     def preview(self, stored: QuestionMedia) -> str:
-        return format_html(
-            '<img src="{}" alt="" style="max-width:160px;max-height:90px">', stored.url
-        )
+        return format_html('<img src="{}" alt="" class="media-preview">', stored.url)
 
     @admin.display(description="Markdown to paste into a question")
     def snippet(self, stored: QuestionMedia) -> str:
