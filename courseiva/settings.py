@@ -34,6 +34,9 @@ Variables (all optional in development):
                         default storage; STORAGES["default"] may name a django-storages one).
   QUESTION_MEDIA_MAX_BYTES
                         the largest question image accepted, default 5242880 (5 MB).
+  CSP_MODE              enforce (default), report-only or off: whether the Content-Security-
+                        Policy is enforced, only reported (to /csp-report, which logs), or not
+                        sent at all.
 
 Background work runs in `manage.py db_worker` (the queue, in the database) beside
 `manage.py crontask` (the schedule): `make worker`, or `make run`, which starts them too.
@@ -48,6 +51,7 @@ from urllib.parse import unquote, urlsplit
 import dj_database_url
 import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 from courseiva.env import env_bool, env_int, env_list, env_str
 
@@ -117,6 +121,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Sends the policy (SECURE_CSP below) with the nonce the templates' csp_nonce put in.
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Serves collected static files in production; with DEBUG on, runserver serves them.
     *([] if DEBUG else ["whitenoise.middleware.WhiteNoiseMiddleware"]),
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -138,6 +144,31 @@ ROOT_URLCONF = "courseiva.urls"
 # The URL prefix comes from here, never from the request: a client's SCRIPT_NAME header, passed
 # on by a proxy, would otherwise prefix every link of a page cached for everyone.
 FORCE_SCRIPT_NAME = env_str("FORCE_SCRIPT_NAME", "")
+
+# Content-Security-Policy: scripts and styles from our own origin, or inline ones that carry
+# the page's nonce; no inline event handler, no style attribute, no plugin, no framing. A
+# page that breaks it is a bug (the browser tests fail on any violation): CSP_MODE=report-only
+# is for trying a change on a live site, the reports landing in the log (courseiva.csp).
+CSP_MODE = env_str("CSP_MODE", "enforce").strip().lower()
+CSP_MODES = {"enforce", "report-only", "off"}
+if CSP_MODE not in CSP_MODES:
+    raise ImproperlyConfigured(f"CSP_MODE={CSP_MODE!r}: use enforce, report-only or off.")
+CONTENT_SECURITY_POLICY = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE],
+    # The nonce admits the admin's few inline <style> blocks (its change list has one).
+    "style-src": [CSP.SELF, CSP.NONCE],
+    # data: for the admin's and the browsers' own small inline images; question images are
+    # served by our own view.
+    "img-src": [CSP.SELF, "data:"],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "report-uri": f"{FORCE_SCRIPT_NAME.rstrip('/')}/csp-report",
+}
+SECURE_CSP = CONTENT_SECURITY_POLICY if CSP_MODE == "enforce" else {}
+SECURE_CSP_REPORT_ONLY = CONTENT_SECURITY_POLICY if CSP_MODE == "report-only" else {}
 WSGI_APPLICATION = "courseiva.wsgi.application"
 
 TEMPLATES = [
@@ -148,6 +179,8 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                # csp_nonce: htmx_script and the admin's own inline tags carry it.
+                "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "courseiva.context.site",

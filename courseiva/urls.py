@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.sitemaps import views as sitemap_views
 from django.urls import include, path
 
-from courseiva import health, seo
+from courseiva import csp, health, seo
 from questions.sitemaps import SITEMAPS
 
 admin.site.site_header = "Courseiva curation"
@@ -12,6 +12,8 @@ admin.site.index_title = "Question bank and learners"
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    # The policy's report-uri (settings.CONTENT_SECURITY_POLICY) names this path.
+    path("csp-report", csp.csp_report, name="csp_report"),
     path("robots.txt", seo.robots_txt, name="robots_txt"),
     path("sitemap.xml", sitemap_views.index, {"sitemaps": SITEMAPS}, name="sitemap"),
     path(
