@@ -8,6 +8,7 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooMa
 from django.core.files.storage import default_storage
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.middleware.csp import get_nonce
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
@@ -32,6 +33,8 @@ from questions.pages import (
 QUESTION_TEMPLATE = "questions/question.html"
 # Stands in for the CSRF token in HTML rendered once for many visitors.
 TOKEN_SLOT = "csrf-token-slot-not-a-token"  # noqa: S105 - a placeholder, not a secret
+# And for the CSP nonce: a nonce served twice would let the second page's scripts be refused.
+NONCE_SLOT = "csp-nonce-slot-not-a-nonce"
 
 
 def _get_page_for_viewer(request: HttpRequest, uid: str) -> QuestionPage:
@@ -211,7 +214,13 @@ def _shared_render(
     key = f"question-html:{page.version}:{template}:{variant}"
     html = cache.get(key)
     if html is None:
-        shared = {**context, "csrf_token": TOKEN_SLOT, "user": AnonymousUser(), "messages": ()}
+        shared = {
+            **context,
+            "csrf_token": TOKEN_SLOT,
+            "csp_nonce": NONCE_SLOT,
+            "user": AnonymousUser(),
+            "messages": (),
+        }
         html = render_to_string(template, shared, request=request)
         cache.set(key, html, CACHE_SECONDS)
     if variant == "form" and template == QUESTION_TEMPLATE:
@@ -220,9 +229,12 @@ def _shared_render(
 
 
 def _with_token(request: HttpRequest, html: str) -> HttpResponse:
-    """The shared HTML with this request's CSRF token filled in."""
+    """The shared HTML with this request's CSRF token and CSP nonce filled in."""
     if TOKEN_SLOT in html:
         html = html.replace(TOKEN_SLOT, get_token(request))
+    nonce = get_nonce(request)
+    if NONCE_SLOT in html and nonce is not None:
+        html = html.replace(NONCE_SLOT, str(nonce))
     return HttpResponse(html)
 
 

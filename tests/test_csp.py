@@ -18,7 +18,7 @@ from django.test import Client
 from django.urls import reverse
 
 from courseiva.csp import MAX_REPORT_BYTES
-from tests.factories import StaffFactory, UserFactory, storage_and_serving_exam
+from tests.factories import QuestionFactory, StaffFactory, UserFactory, storage_and_serving_exam
 
 pytestmark = pytest.mark.django_db
 
@@ -123,6 +123,20 @@ def test_the_nonce_is_new_for_every_request(client):
     headers = [client.get(reverse("home")).headers["Content-Security-Policy"] for _ in range(3)]
     nonces = {nonce for header in headers for nonce in re.findall(r"'nonce-[^']+'", header)}
     assert len(nonces) == 3
+
+
+def test_visitors_sharing_a_cached_question_page_each_get_their_own_nonce():
+    """The question page is rendered once for all visitors (questions.views._shared_render):
+    the nonce in it is filled in per request, like the CSRF token."""
+    question = QuestionFactory()
+    pages = [Client().get(question.get_absolute_url()) for _ in range(3)]
+    nonces = []
+    for response in pages:
+        assert response.status_code == 200
+        [nonce] = set(re.findall(r"'nonce-([^']+)'", response.headers["Content-Security-Policy"]))
+        assert set(inline_code(response).nonces) == {nonce}
+        nonces.append(nonce)
+    assert len(set(nonces)) == 3
 
 
 def test_pages_with_bars_and_forms_that_confirm_need_no_inline_style_or_handler(client, staff):
