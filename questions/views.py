@@ -114,6 +114,7 @@ def _render_listing(
     shared = {
         **context,
         "csrf_token": TOKEN_SLOT,
+        "csp_nonce": NONCE_SLOT,
         "user": AnonymousUser(),
         "teaches": False,
         "messages": (),

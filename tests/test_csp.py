@@ -125,11 +125,18 @@ def test_the_nonce_is_new_for_every_request(client):
     assert len(nonces) == 3
 
 
-def test_visitors_sharing_a_cached_question_page_each_get_their_own_nonce():
-    """The question page is rendered once for all visitors (questions.views._shared_render):
-    the nonce in it is filled in per request, like the CSRF token."""
+@pytest.mark.parametrize("page", ["question", "catalog", "topic"])
+def test_visitors_sharing_a_cached_page_each_get_their_own_nonce(page):
+    """The question, catalog and topic pages are rendered once for all visitors
+    (questions.views._shared_render, _render_listing): the nonce in them is filled in per
+    request, like the CSRF token."""
     question = QuestionFactory()
-    pages = [Client().get(question.get_absolute_url()) for _ in range(3)]
+    url = {
+        "question": question.get_absolute_url(),
+        "catalog": reverse("home"),
+        "topic": question.topic.get_absolute_url(),
+    }[page]
+    pages = [Client().get(url) for _ in range(3)]
     nonces = []
     for response in pages:
         assert response.status_code == 200
