@@ -1,13 +1,15 @@
-"""Accounts: sign up, sign in (username or e-mail), lockout after repeated failures, sign out,
-password change and password reset by e-mail."""
+"""Accounts: sign up (an e-mail, then the link it gets), sign in (username or e-mail), lockout
+after repeated failures, sign out, password change and password reset by e-mail."""
 
 import re
+import time
 
 import pytest
 from django.core import mail
 from django.urls import reverse
 
 from progress.accounts.models import User
+from progress.accounts.signup import LINK_MAX_AGE, signup_token
 from tests.factories import UserFactory
 from tests.worker import queued, run_worker
 
@@ -22,14 +24,12 @@ NEW_PASSWORD = "a brand new passphrase 42"
 LOCKED = "Sign-in is locked for 15 minutes because of repeated failed attempts"
 
 
-def signup_data(**overrides: str) -> dict[str, str]:
-    return {
-        "username": "newlearner",
-        "email": "new.learner@example.com",
-        "password1": PASSWORD,
-        "password2": PASSWORD,
-        **overrides,
-    }
+def account_data(**overrides: str) -> dict[str, str]:
+    return {"username": "newlearner", "password1": PASSWORD, "password2": PASSWORD, **overrides}
+
+
+def confirm_url(email: str = "new.learner@example.com", next_url: str = HOME) -> str:
+    return reverse("signup_confirm", args=[signup_token(email, next_url)])
 
 
 def sign_in(client, username: str, password: str = PASSWORD, **extra):
@@ -41,47 +41,94 @@ def signed_in_user(client):
 
 
 # Sign up -------------------------------------------------------------------------------------
+# Whether an address is registered is never said here: see test_signup_privacy.py.
 
 
-def test_signup_page_shows_the_form_with_labels_and_autocomplete(client):
+def test_signup_page_asks_for_the_email_only(client):
     response = client.get(SIGNUP)
     assert response.status_code == 200
     text = response.text
     assert 'name="csrfmiddlewaretoken"' in text
-    for field, autocomplete in [
-        ("username", "username"),
-        ("email", "email"),
-        ("password1", "new-password"),
-        ("password2", "new-password"),
-    ]:
-        assert f'<label for="id_{field}">' in text
-        assert re.search(rf'<input[^>]*autocomplete="{autocomplete}"[^>]*id="id_{field}"', text)
-
-
-def test_signup_creates_the_account_signs_in_and_redirects(client):
-    response = client.post(SIGNUP, signup_data())
-    assert response.status_code == 302
-    assert response["Location"] == HOME
-    user = User.objects.get(username="newlearner")
-    assert user.email == "new.learner@example.com"
-    assert user.check_password(PASSWORD)
-    assert signed_in_user(client) == str(user.pk)
-    assert client.get(HOME).status_code == 200
-
-
-def test_signup_honours_a_safe_next_and_ignores_an_external_one(client):
-    response = client.post(SIGNUP + "?next=/exams/", signup_data())
-    assert response["Location"] == "/exams/"
-    client.post(LOGOUT)
-    response = client.post(
-        SIGNUP, signup_data(username="other", email="o@example.com", next="https://evil.example/")
-    )
-    assert response["Location"] == HOME
+    assert '<label for="id_email">E-mail</label>' in text
+    assert re.search(r'<input[^>]*autocomplete="email"[^>]*id="id_email"', text)
+    assert 'name="password1"' not in text
+    assert 'name="username"' not in text
 
 
 def test_signup_form_carries_next_through(client):
     response = client.get(SIGNUP, {"next": "/exams/"})
     assert '<input type="hidden" name="next" value="/exams/">' in response.text
+
+
+@pytest.mark.django_db(transaction=True)  # the worker commits what it does
+def test_signup_mails_a_link_that_makes_the_account_and_signs_in(client):
+    response = client.post(SIGNUP, {"email": "new.learner@example.com", "next": "/exams/"})
+    assert response["Location"] == reverse("signup_sent")
+    assert "Check your e-mail" in client.get(response["Location"]).text
+    assert not User.objects.exists()
+    assert signed_in_user(client) is None
+    # The request only enqueues the mail; the worker sends it.
+    assert mail.outbox == []
+    run_worker()
+    [message] = mail.outbox
+    assert message.to == ["new.learner@example.com"]
+    assert message.subject == "Finish creating your Courseiva account"
+    link = re.search(r"http://testserver(/accounts/signup/confirm/\S+/)", message.body)
+    assert link is not None
+
+    form_page = client.get(link.group(1))
+    assert "Your e-mail <strong>new.learner@example.com</strong> is confirmed" in form_page.text
+    for field, autocomplete in [
+        ("username", "username"),
+        ("password1", "new-password"),
+        ("password2", "new-password"),
+    ]:
+        assert f'<label for="id_{field}">' in form_page.text
+        assert re.search(
+            rf'<input[^>]*autocomplete="{autocomplete}"[^>]*id="id_{field}"', form_page.text
+        )
+    response = client.post(link.group(1), account_data())
+    assert response.status_code == 302
+    assert response["Location"] == "/exams/"  # where the sign-up was going
+    user = User.objects.get(username="newlearner")
+    assert user.email == "new.learner@example.com"
+    assert user.is_active
+    assert user.check_password(PASSWORD)
+    assert signed_in_user(client) == str(user.pk)
+    assert client.get(HOME).status_code == 200
+    # The link works once.
+    client.post(LOGOUT)
+    used = client.get(link.group(1))
+    assert used.status_code == 400
+    assert "This link no longer works" in used.text
+    assert client.post(link.group(1), account_data(username="second")).status_code == 400
+    assert User.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_signup_ignores_an_external_next(client):
+    client.post(SIGNUP, {"email": "o@example.com", "next": "https://evil.example/"})
+    run_worker()
+    link = re.search(r"http://testserver(/accounts/signup/confirm/\S+/)", mail.outbox[0].body)
+    assert link is not None
+    assert client.post(link.group(1), account_data())["Location"] == HOME
+
+
+def test_a_link_to_an_external_next_still_lands_on_the_site(client):
+    response = client.post(confirm_url(next_url="https://evil.example/"), account_data())
+    assert response["Location"] == HOME
+
+
+@pytest.mark.parametrize("email", ["", "not-an-address", "a@b@example.com"])
+def test_signup_with_a_bad_address_is_a_400_and_mails_nothing(client, email):
+    response = client.post(SIGNUP, {"email": email})
+    assert response.status_code == 400
+    assert 'role="alert"' in response.text
+    assert (
+        "This field is required." in response.text
+        or "Enter a valid email address." in response.text
+    )
+    assert queued("send_signup_email") == []
 
 
 @pytest.mark.parametrize(
@@ -90,13 +137,16 @@ def test_signup_form_carries_next_through(client):
         ({"password1": "password", "password2": "password"}, "This password is too common."),
         ({"password1": "x7#", "password2": "x7#"}, "This password is too short."),
         ({"password2": "correct horse battery stable"}, "The two password fields didn"),
-        ({"email": ""}, "This field is required."),
-        ({"email": "not-an-address"}, "Enter a valid email address."),
+        ({"username": ""}, "This field is required."),
         ({"username": "me@example.com"}, "A username cannot contain @."),
+        (
+            {"password1": "new.learner.example", "password2": "new.learner.example"},
+            "The password is too similar to the email address.",
+        ),
     ],
 )
-def test_signup_with_bad_input_is_a_400_and_creates_nobody(client, overrides, message):
-    response = client.post(SIGNUP, signup_data(**overrides))
+def test_account_form_with_bad_input_is_a_400_and_creates_nobody(client, overrides, message):
+    response = client.post(confirm_url(), account_data(**overrides))
     assert response.status_code == 400
     assert message in response.text
     assert 'role="alert"' in response.text
@@ -104,34 +154,51 @@ def test_signup_with_bad_input_is_a_400_and_creates_nobody(client, overrides, me
     assert signed_in_user(client) is None
 
 
-def test_signup_with_a_taken_username_is_refused(client):
+def test_account_form_refuses_a_username_taken_in_another_case(client):
     UserFactory(username="newlearner")
-    response = client.post(SIGNUP, signup_data(username="NewLearner"))
+    response = client.post(confirm_url(), account_data(username="NewLearner"))
     assert response.status_code == 400
     assert "A user with that username already exists." in response.text
     assert User.objects.count() == 1
+    assert client.post(confirm_url(), account_data(username="newlearner2")).status_code == 302
 
 
-def test_signup_with_a_taken_email_in_another_case_is_refused(client):
-    UserFactory(email="new.learner@example.com")
-    response = client.post(SIGNUP, signup_data(email="New.Learner@EXAMPLE.com"))
-    assert response.status_code == 400
-    assert "An account with this e-mail already exists." in response.text
-    assert User.objects.count() == 1
-
-
-def test_signup_errors_are_tied_to_their_inputs(client):
-    response = client.post(SIGNUP, signup_data(password2="something else entirely"))
+def test_account_form_errors_are_tied_to_their_inputs(client):
+    response = client.post(confirm_url(), account_data(password2="something else entirely"))
     assert 'aria-invalid="true"' in response.text
     assert 'id="id_password2_error"' in response.text
     assert '<a href="#id_password2">' in response.text
 
 
+def test_a_tampered_link_is_refused(client):
+    url = confirm_url()
+    tampered = url.replace(
+        signup_token("new.learner@example.com", HOME), "eyJlbWFpbCI6ImV2ZSJ9:x:y"
+    )
+    for response in (client.get(tampered), client.post(tampered, account_data())):
+        assert response.status_code == 400
+        assert "This link no longer works" in response.text
+    assert not User.objects.exists()
+
+
+def test_a_link_older_than_three_days_is_refused(client, monkeypatch):
+    with monkeypatch.context() as patch:
+        now = time.time()
+        patch.setattr(time, "time", lambda: now - LINK_MAX_AGE.total_seconds() - 60)
+        old = confirm_url()
+    response = client.post(old, account_data())
+    assert response.status_code == 400
+    assert "This link no longer works" in response.text
+    assert not User.objects.exists()
+
+
 def test_signed_in_user_visiting_signup_goes_to_their_progress(client):
     client.force_login(UserFactory())
     assert client.get(SIGNUP)["Location"] == HOME
-    response = client.post(SIGNUP, signup_data())
+    response = client.post(SIGNUP, {"email": "new.learner@example.com"})
     assert response["Location"] == HOME
+    assert queued("send_signup_email") == []
+    assert client.post(confirm_url(), account_data())["Location"] == HOME
     assert not User.objects.filter(username="newlearner").exists()
 
 

@@ -4,13 +4,16 @@ drill-down and the CSV export."""
 
 import csv
 import io
+import re
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.core import mail
 from django.urls import reverse
 from django.utils import timezone
 
+from progress.accounts.signup import signup_token
 from progress.cohorts.models import Cohort, Membership
 from progress.mocks.models import MockExam
 from progress.practice.marks import Note
@@ -24,6 +27,7 @@ from tests.factories import (
     answer_topic,
     storage_and_serving_exam,
 )
+from tests.worker import run_worker
 
 pytestmark = pytest.mark.django_db
 
@@ -129,6 +133,7 @@ def test_joining_needs_a_signed_in_learner_and_a_real_code(client, cohort):
     assert not Membership.objects.exists()
 
 
+@pytest.mark.django_db(transaction=True)  # the worker sends the sign-up mail and commits
 def test_the_sign_in_and_sign_up_pages_say_which_cohort_a_visitor_joins(client, cohort):
     login = client.get(cohort.join_url(), follow=True).text
     assert "You are joining <strong>Spring class</strong>" in login
@@ -136,20 +141,36 @@ def test_the_sign_in_and_sign_up_pages_say_which_cohort_a_visitor_joins(client, 
     next_url = cohort.join_url().split("?")[0]
     signup = client.get(reverse("signup"), {"next": next_url}).text
     assert "You are joining <strong>Spring class</strong>" in signup
-    assert "Create your account, then confirm to join" in signup
+    assert "the link we send you brings you back here" in signup
     # Elsewhere (another next, or none) the pages say nothing of it.
     assert "You are joining" not in client.get(reverse("login")).text
     assert "You are joining" not in client.get(reverse("signup"), {"next": "/progress/"}).text
-    # A new account goes on to the confirmation, then to practise.
+    # A newcomer gives an e-mail; its link leads to the account form, then to the
+    # confirmation, then to practise.
+    client.post(reverse("signup"), {"email": "newcomer@example.com", "next": next_url})
+    run_worker()
+    link = re.search(r"http://testserver(/accounts/signup/confirm/\S+/)", mail.outbox[0].body)
+    assert link is not None
+    form = client.get(link.group(1)).text
+    assert "You are joining <strong>Spring class</strong>" in form
+    assert "Create your account, then confirm to join" in form
+    password = "a long and unusual passphrase 42"
     response = client.post(
-        reverse("signup"),
-        {
-            "username": "newcomer",
-            "email": "newcomer@example.com",
-            "password1": "a long and unusual passphrase 42",
-            "password2": "a long and unusual passphrase 42",
-            "next": next_url,
-        },
+        link.group(1), {"username": "newcomer", "password1": password, "password2": password}
+    )
+    assert response.url == next_url
+    assert "Join Spring class" in client.get(next_url).text
+    assert client.post(next_url).url == cohort.exam.get_absolute_url()
+    assert Membership.objects.filter(cohort=cohort, learner__username="newcomer").exists()
+
+
+def test_the_sign_up_link_leads_to_the_invitation_in_another_browser(client, cohort):
+    # The link is opened where the mail is read: no session there, the link knows the way.
+    next_url = cohort.join_url().split("?")[0]
+    link = reverse("signup_confirm", args=[signup_token("phone@example.com", next_url)])
+    password = "a long and unusual passphrase 42"
+    response = client.post(
+        link, {"username": "phone", "password1": password, "password2": password}
     )
     assert response.url == next_url
     assert "Join Spring class" in client.get(next_url).text

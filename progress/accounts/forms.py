@@ -1,5 +1,6 @@
 from typing import Any
 
+from django import forms
 from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
@@ -9,46 +10,53 @@ from progress.accounts.lockout import lockout_warning
 from progress.accounts.models import User
 from progress.accounts.tasks import send_email
 
-DUPLICATE_EMAIL = "An account with this e-mail already exists."
 DUPLICATE_USERNAME = "That username is taken. Choose another one."
 
 
-class SignupForm(UserCreationForm[User]):
-    """Django's password validators run through UserCreationForm (on `password2`)."""
+class SignupForm(forms.Form):
+    """The sign-up page asks only for an address: whether it is registered is told to its
+    mailbox, never on the page (see `progress.accounts.signup`)."""
+
+    email = forms.EmailField(
+        label="E-mail",
+        max_length=254,
+        help_text="We e-mail you a link to choose your username and password.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+    def clean_email(self) -> str:
+        email: str = self.cleaned_data["email"]
+        return email.strip()
+
+
+class AccountForm(UserCreationForm[User]):
+    """The username and password of a new account whose e-mail the sign-up link proved.
+    Django's password validators run through UserCreationForm (on `password2`), with the
+    e-mail known to the similarity check."""
 
     class Meta(UserCreationForm.Meta):
         model = User
-        fields = ("username", "email")
+        fields = ("username",)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        email = self.fields["email"]
-        email.required = True
-        email.label = "E-mail"
-        email.help_text = "For resetting your password. You can sign in with it, too."
-        email.widget.attrs["autocomplete"] = "email"
+    def __init__(self, email: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, instance=User(email=email), **kwargs)
         username = self.fields["username"]
-        username.help_text = "Letters, digits and . + - _ only, up to 150 characters."
+        username.help_text = (
+            "Letters, digits and . + - _ only, up to 150 characters. Instructors of a class "
+            "you join see it."
+        )
 
     def clean_username(self) -> str:
         username = self.cleaned_data.get("username")
         # Sign-in treats anything with an @ as an e-mail: a username that looks like one
         # could be mistaken for another learner's address.
         if username and "@" in username:
-            raise ValidationError(
-                "A username cannot contain @. Put your e-mail in the E-mail field."
-            )
+            raise ValidationError("A username cannot contain @. You sign in with your e-mail, too.")
         # "." and ".." would make paths such as /instructor/cohorts/<code>/learners/../ point
         # somewhere else: a name needs a letter, a digit or a sign other than a dot.
         if username and not username.strip("."):
             raise ValidationError("A username needs more than dots: add a letter or a digit.")
         return super().clean_username()
-
-    def clean_email(self) -> str:
-        email: str = self.cleaned_data["email"].strip()
-        if User.objects.filter(email__iexact=email).exists():
-            raise ValidationError(DUPLICATE_EMAIL, code="unique")
-        return email
 
 
 class LoginForm(AuthenticationForm):

@@ -1,6 +1,7 @@
 """How often a sign-up or a password reset may be asked for: per address (the client's, behind
 the proxy too, see lockout.client_address) and per e-mail address. Without limits a script
-made 15 accounts in 5 s and sent 30 reset mails in about a second."""
+made 15 accounts in 5 s and sent 30 reset mails in about a second. The form behind a sign-up
+link is limited per link: it is the one page that says a username is taken."""
 
 from django.http import HttpRequest
 from django_ratelimit.core import is_ratelimited
@@ -9,10 +10,12 @@ from progress.accounts.lockout import client_address
 
 SIGNUPS_PER_ADDRESS = "10/h"
 SIGNUPS_PER_EMAIL = "3/h"
+ACCOUNT_FORMS_PER_LINK = "10/h"
 RESETS_PER_ADDRESS = "10/h"
 RESETS_PER_EMAIL = "3/h"
 
 TOO_MANY_SIGNUPS = "Too many sign-ups from here in the last hour. Please try again later."
+TOO_MANY_ACCOUNT_FORMS = "Too many tries with this link in the last hour. Please try again later."
 TOO_MANY_RESETS = (
     "Too many password-reset requests in the last hour. Please try again later, or check the "
     "mail already sent."
@@ -38,6 +41,17 @@ def signup_limited(request: HttpRequest) -> bool:
     by_address = _counted(request, "signup-address", _address, SIGNUPS_PER_ADDRESS)
     by_email = _counted(request, "signup-email", _email, SIGNUPS_PER_EMAIL)
     return by_address or by_email
+
+
+def account_form_limited(request: HttpRequest, email: str) -> bool:
+    """Counts this post of the form behind the sign-up link of `email`: a link could
+    otherwise ask about username after username. Per link rather than per client address, so
+    that a class signing up from one school network is not refused."""
+
+    def link(group: str, request: HttpRequest) -> str:
+        return email.lower()
+
+    return _counted(request, "account-link", link, ACCOUNT_FORMS_PER_LINK)
 
 
 def reset_limited(request: HttpRequest) -> bool:

@@ -1,8 +1,10 @@
-"""Mail sent by the worker rather than inside a request (password resets): the page answers
-at once, and a slow or failing mail server does not show in it."""
+"""Mail sent by the worker rather than inside a request (password resets, sign-ups): the page
+answers at once, and a slow or failing mail server does not show in it."""
 
 from django.core.mail import EmailMultiAlternatives
 from django.tasks import task
+
+from progress.accounts.signup import signup_message
 
 
 @task
@@ -13,3 +15,10 @@ def send_email(
     if html is not None:
         message.attach_alternative(html, "text/html")
     return message.send()
+
+
+@task
+def send_signup_email(email: str, next_url: str, origin: str) -> int:
+    """The sign-up link, or the note to the address's owner: which one is decided here, out
+    of the request, so that the sign-up page cannot show it even in its timing."""
+    return signup_message(email, next_url, origin).send()

@@ -1,10 +1,12 @@
 from django.urls import include, path
 
 from progress.accounts.roles import SignInView
-from progress.accounts.views import LimitedPasswordResetView, signup
+from progress.accounts.views import LimitedPasswordResetView, signup, signup_confirm, signup_sent
 
 urlpatterns = [
     path("signup/", signup, name="signup"),
+    path("signup/sent/", signup_sent, name="signup_sent"),
+    path("signup/confirm/<str:token>/", signup_confirm, name="signup_confirm"),
     path("login/", SignInView.as_view(), name="login"),
     # The reset mail goes through the worker, and its requests are limited (before Django's
     # own URL of the same name).

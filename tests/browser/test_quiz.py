@@ -1,5 +1,6 @@
-"""A newcomer signs up, practises a topic of the demo bank, reads the summary and retries the
-questions they missed: the learner's main flow, in a real browser."""
+"""A newcomer signs up (an e-mail, then the link mailed to it), practises a topic of the demo
+bank, reads the summary and retries the questions they missed: the learner's main flow, in a
+real browser."""
 
 import pytest
 from playwright.sync_api import expect
@@ -8,6 +9,7 @@ from questions.bank_import import import_document
 from questions.formats.courseiva import read_document
 from questions.models import Topic
 from tests.banks import DEMO_BANK
+from tests.browser.test_signup import sign_up_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,8 +23,11 @@ def test_sign_up_practise_five_questions_and_retry_the_missed(page):
     )
 
     page.goto("/accounts/signup/")
-    page.get_by_label("Username").fill("newlearner")
     page.get_by_label("E-mail").fill("newlearner@example.com")
+    page.get_by_role("button", name="Continue").click()
+    expect(page.get_by_role("heading", name="Check your e-mail")).to_be_visible()
+    page.goto(sign_up_link("newlearner@example.com"))
+    page.get_by_label("Username").fill("newlearner")
     page.locator("#id_password1").fill("a long and unusual passphrase 42")
     page.locator("#id_password2").fill("a long and unusual passphrase 42")
     page.get_by_role("button", name="Create account").click()

@@ -1,0 +1,77 @@
+"""Sign-up that tells nobody whether an address is registered. The sign-up page takes only an
+e-mail address and answers "check your inbox" whatever it is; the worker then mails the
+address either a link to finish signing up (no account uses it) or a note that someone tried
+to sign up with it (its owner). Whoever opens the link has proven the address, and only then
+chooses a username and a password: the account is made at that moment.
+
+The account is not made at sign-up: an inactive account made then would hold the address and
+the username for whoever typed them, and would carry a password its owner never chose (mailed
+to the real owner, one click on the link would hand the typist the account). The link is a
+signed, expiring token of the address and where to go after; it works while no account uses
+the address, so it works once."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.core import signing
+from django.core.mail import EmailMessage
+from django.template import loader
+from django.urls import reverse
+
+from progress.accounts.models import User
+
+LINK_MAX_AGE = timedelta(days=3)
+_SALT = "progress.accounts.signup"
+
+NEW_ADDRESS_SUBJECT = "Finish creating your Courseiva account"
+KNOWN_ADDRESS_SUBJECT = "Someone tried to sign up to Courseiva with your e-mail"
+
+
+@dataclass(frozen=True)
+class SignupClaim:
+    """What a sign-up link proves: its holder reads this address's mail."""
+
+    email: str
+    next_url: str
+
+
+def signup_token(email: str, next_url: str) -> str:
+    return signing.dumps({"email": email, "next": next_url}, salt=_SALT, compress=True)
+
+
+def read_signup_token(token: str) -> SignupClaim | None:
+    """The claim of a link still to be used; None when it was tampered with, is older than
+    LINK_MAX_AGE, or an account uses its address already. Costs a query."""
+    try:
+        data = signing.loads(token, salt=_SALT, max_age=LINK_MAX_AGE)
+    except signing.BadSignature:  # expired links too
+        return None
+    if not isinstance(data, dict):
+        return None
+    email, next_url = data.get("email"), data.get("next")
+    if not isinstance(email, str) or not isinstance(next_url, str) or not email:
+        return None
+    if User.objects.filter(email__iexact=email).exists():
+        return None
+    return SignupClaim(email=email, next_url=next_url)
+
+
+def signup_message(email: str, next_url: str, origin: str) -> EmailMessage:
+    """The mail a sign-up with this address gets: the link, or the note to its owner. Built
+    by the worker, so that the sign-up request does the same work whoever owns the address.
+    `origin` is the site's scheme and host, for the links."""
+    owner = User.objects.filter(email__iexact=email).first()
+    context = {
+        "email": email,
+        "sign_in_url": origin + reverse("login"),
+        "reset_url": origin + reverse("password_reset"),
+        "link_days": LINK_MAX_AGE.days,
+    }
+    if owner is None:
+        token = signup_token(email, next_url)
+        context["confirm_url"] = origin + reverse("signup_confirm", args=[token])
+        subject, template = NEW_ADDRESS_SUBJECT, "registration/signup_email.txt"
+    else:
+        context["username"] = owner.get_username()
+        subject, template = KNOWN_ADDRESS_SUBJECT, "registration/signup_known_email.txt"
+    return EmailMessage(subject, loader.render_to_string(template, context), to=[email])
