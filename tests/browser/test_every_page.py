@@ -13,6 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 from django.urls import reverse
 
+from progress.accounts.signup import signup_token
 from progress.cohorts.models import Cohort, Membership
 from progress.mocks.models import MockExam
 from progress.practice.marks import Bookmark, Note
@@ -138,6 +139,11 @@ def visitor_pages(site) -> list[Visit]:
         *public_pages(site),
         Visit("sign in", reverse("login")),
         Visit("sign up", reverse("signup")),
+        Visit("sign-up mail sent", reverse("signup_sent")),
+        Visit(
+            "sign-up link",
+            reverse("signup_confirm", args=[signup_token("visitor@example.com", "/progress/")]),
+        ),
         Visit("password reset", reverse("password_reset")),
     ]
 
