@@ -93,6 +93,7 @@ bench: $(STAMP)
 	$(PY) bench/http_pages.py
 	$(PY) bench/dashboard.py
 	$(PY) bench/cohort.py
+	DEBUG=1 $(PY) bench/signup.py
 
 # Pictures of the main pages for the README, taken over a throwaway demo in Debian's Chromium.
 screenshots: $(STAMP)
