@@ -95,7 +95,7 @@ def test_only_the_mailbox_learns_whether_the_address_was_registered():
     assert to_new.to == ["newcomer@example.com"]
     assert "/accounts/signup/confirm/" in to_new.body
 
-    assert to_owner.to == ["OWNER@example.com"]
+    assert to_owner.to == ["owner@example.com"]  # as the account spells it
     assert to_owner.subject == "Someone tried to sign up to Courseiva with your e-mail"
     assert "your username is owner" in to_owner.body
     assert f"http://testserver{reverse('login')}" in to_owner.body

@@ -72,6 +72,8 @@ def signup_message(email: str, next_url: str, origin: str) -> EmailMessage:
         context["confirm_url"] = origin + reverse("signup_confirm", args=[token])
         subject, template = NEW_ADDRESS_SUBJECT, "registration/signup_email.txt"
     else:
+        # To the address as the account spells it: a typed one may differ in case.
+        email = owner.email
         context["username"] = owner.get_username()
         subject, template = KNOWN_ADDRESS_SUBJECT, "registration/signup_known_email.txt"
     return EmailMessage(subject, loader.render_to_string(template, context), to=[email])
