@@ -17,6 +17,7 @@ from progress.accounts.limits import ACCOUNT_FORMS_PER_LINK
 from progress.accounts.models import User
 from progress.accounts.signup import signup_token
 from tests.factories import UserFactory
+from tests.nonces import without_nonces
 from tests.worker import queued, run_worker
 
 pytestmark = pytest.mark.django_db
@@ -31,10 +32,14 @@ def without_csrf_token(html: str) -> str:
 
 
 def headers(response: HttpResponseBase) -> dict[str, str]:
-    """never_cache's Expires header is the time of the answer: a second apart, two differ."""
+    """never_cache's Expires header is the time of the answer: a second apart, two differ; the
+    policy's nonce is new for every answer."""
     found = dict(response.headers)
     if "Expires" in found:
         found["Expires"] = "(the time of the answer)"
+    for name in ("Content-Security-Policy", "Content-Security-Policy-Report-Only"):
+        if name in found:
+            found[name] = re.sub(r"'nonce-[^']+'", "'nonce-…'", found[name])
     return found
 
 
@@ -65,7 +70,7 @@ def sign_up(email: str) -> dict[str, object]:
         "queries": statements,
         "landing status": landing.status_code,
         "landing headers": headers(landing),
-        "landing": without_csrf_token(landing.text),
+        "landing": without_nonces(without_csrf_token(landing.text)),
     }
 
 
