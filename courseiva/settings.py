@@ -236,7 +236,14 @@ if _cache_scheme == "locmem":
         "OPTIONS": {"MAX_ENTRIES": env_int("CACHE_MAX_ENTRIES", 5000, minimum=100)},
     }
 elif _cache_scheme in {"redis", "rediss"}:
-    _cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    # Errors are misses, logged: with Redis down the pages come from the database. Redis on
+    # the site's own network answers within a millisecond: a longer wait means it is gone, and
+    # every page waiting on it would wait as long.
+    _cache = {
+        "BACKEND": "courseiva.cache.TolerantRedisCache",
+        "LOCATION": CACHE_URL,
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
 elif _cache_scheme == "dummy":
     _cache = {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
 else:
@@ -246,7 +253,11 @@ else:
 CACHES = {"default": _cache}
 # Sign-up and password-reset limits (django-ratelimit) count in this cache. With the default
 # per-process cache each process counts on its own, so the limits hold per process (a few
-# times looser with several workers); Redis in CACHE_URL makes them exact.
+# times looser with several workers); Redis in CACHE_URL makes them exact. While Redis is
+# down they are not counted and let requests through: refusing every sign-up and reset of the
+# site for the length of a cache outage would be worse than a few minutes without a limit.
+# (Sign-in lockouts are counted in the database by django-axes, Redis or not.)
+RATELIMIT_FAIL_OPEN = True
 SILENCED_SYSTEM_CHECKS: list[str] = (
     ["django_ratelimit.E003", "django_ratelimit.W001"]
     if _cache_scheme in {"locmem", "dummy"}

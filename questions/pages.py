@@ -225,9 +225,14 @@ def _drop_pages_changed_elsewhere() -> None:
             "uid", flat=True
         )
     )
+    failures = getattr(cache, "failures", 0)
     if changed:
         cache.delete_many(_cache_keys(changed))
-    _Poll.seen_until, _Poll.next_at = now, time.monotonic() + POLL_SECONDS
+    _Poll.next_at = time.monotonic() + POLL_SECONDS
+    # A shared cache that did not answer (courseiva.cache) may come back holding these pages:
+    # read the same changes again at the next poll, until the drop reaches it.
+    if getattr(cache, "failures", 0) == failures:
+        _Poll.seen_until = now
 
 
 def _cache_keys(uids: Iterable[str]) -> list[str]:

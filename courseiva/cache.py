@@ -1,0 +1,144 @@
+"""The shared cache (Redis through CACHE_URL) as an accelerator, never a dependency.
+
+Django's RedisCache raises on every call while Redis is unreachable, which would turn each page
+that reads a cached question into a 500. Here an error is logged and treated as a miss (a read
+finds nothing, a write or a delete does nothing), and Redis is left alone for RETRY_SECONDS
+after it, so that a dead or slow Redis costs each process one short timeout now and then
+rather than one per cache call. Pages are then built from the database, as on a cold cache.
+
+What this gives up while Redis is down: a delete that fails cannot drop the old copy that Redis
+may still hold when it comes back. A Redis restarted empty (the way the topology drill and
+docker-compose.yml run it, without persistence) holds none; otherwise each process's PageChange
+poll reads the changes again until a poll's drop reaches Redis (questions.pages)."""
+
+import logging
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+# How long a process leaves Redis alone after an error before it tries again.
+RETRY_SECONDS = 5.0
+
+
+class TolerantRedisCache(RedisCache):
+    """RedisCache whose errors are misses. `failures` counts the calls that did not reach
+    Redis in this process: a caller that must know whether a delete did compares it before and
+    after."""
+
+    failures = 0
+    _skip_until = 0.0
+
+    def _available(self) -> bool:
+        if time.monotonic() < TolerantRedisCache._skip_until:
+            TolerantRedisCache.failures += 1
+            return False
+        return True
+
+    def _failed(self, operation: str, error: RedisError) -> None:
+        TolerantRedisCache.failures += 1
+        TolerantRedisCache._skip_until = time.monotonic() + RETRY_SECONDS
+        logger.warning(
+            "Cache unavailable (%s: %s): pages come from the database; next try in %.0f s",
+            operation,
+            error,
+            RETRY_SECONDS,
+        )
+
+    def add(
+        self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
+    ) -> bool:
+        if self._available():
+            try:
+                return super().add(key, value, timeout, version)
+            except RedisError as error:
+                self._failed("add", error)
+        return False
+
+    def get(self, key: Any, default: Any = None, version: Any = None) -> Any:
+        if self._available():
+            try:
+                return super().get(key, default, version)
+            except RedisError as error:
+                self._failed("get", error)
+        return default
+
+    def set(
+        self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
+    ) -> None:
+        if self._available():
+            try:
+                super().set(key, value, timeout, version)
+            except RedisError as error:
+                self._failed("set", error)
+
+    def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> bool:
+        if self._available():
+            try:
+                return super().touch(key, timeout, version)
+            except RedisError as error:
+                self._failed("touch", error)
+        return False
+
+    def delete(self, key: Any, version: Any = None) -> bool:
+        if self._available():
+            try:
+                return super().delete(key, version)
+            except RedisError as error:
+                self._failed("delete", error)
+        return False
+
+    def get_many(self, keys: Iterable[Any], version: Any = None) -> dict[Any, Any]:
+        if self._available():
+            try:
+                return super().get_many(keys, version)
+            except RedisError as error:
+                self._failed("get_many", error)
+        return {}
+
+    def has_key(self, key: Any, version: Any = None) -> bool:
+        if self._available():
+            try:
+                return super().has_key(key, version)
+            except RedisError as error:
+                self._failed("has_key", error)
+        return False
+
+    def incr(self, key: Any, delta: int = 1, version: Any = None) -> int:
+        if self._available():
+            try:
+                return super().incr(key, delta, version)
+            except RedisError as error:
+                self._failed("incr", error)
+        # What Django's incr raises for a missing key, and what its callers (django-ratelimit
+        # among them) expect: an unreachable Redis holds no key.
+        raise ValueError(f"Key {key!r} not found: the cache is unavailable")
+
+    def set_many(
+        self, data: dict[Any, Any], timeout: Any = DEFAULT_TIMEOUT, version: Any = None
+    ) -> list[Any]:
+        if self._available():
+            try:
+                return super().set_many(data, timeout, version)
+            except RedisError as error:
+                self._failed("set_many", error)
+        return list(data)  # the keys that were not stored: all of them
+
+    def delete_many(self, keys: Iterable[Any], version: Any = None) -> None:
+        if self._available():
+            try:
+                super().delete_many(keys, version)
+            except RedisError as error:
+                self._failed("delete_many", error)
+
+    def clear(self) -> None:
+        if self._available():
+            try:
+                super().clear()
+            except RedisError as error:
+                self._failed("clear", error)
