@@ -69,10 +69,12 @@ serve: $(STAMP)
 
 # The task worker and the schedule that enqueues the periodic tasks, stopped together. Run one
 # schedule per site (with Redis in CACHE_URL, extra ones wait on its lock); workers may be many.
+# Each is started again when it stops (scripts/again): the worker stops when the database goes
+# away, the schedule when it loses its Redis lock.
 worker: $(STAMP)
 	DEBUG=$${DEBUG:-0} exec scripts/together \
-		"worker: $(PY) manage.py db_worker --no-reload" \
-		"schedule: $(PY) manage.py crontask --no-heartbeat"
+		"worker: scripts/again $(PY) manage.py db_worker --no-reload" \
+		"schedule: scripts/again $(PY) manage.py crontask --no-heartbeat"
 
 # Browser tests run when /usr/bin/chromium is there and are reported skipped otherwise;
 # `.ci/run` installs it first.
