@@ -11,7 +11,7 @@ WEB_CONCURRENCY ?= 3
 # gunicorn's access log ("-": stdout); empty turns it off (the HTTP benchmark does).
 ACCESS_LOG ?= -
 
-.PHONY: help venv install run serve worker test lint format seed bench screenshots clean
+.PHONY: help venv install run serve worker test lint format seed bench screenshots topology-test clean
 
 help:
 	@echo "make run     create .venv, install, migrate, load demo data, serve on http://127.0.0.1:8000"
@@ -23,6 +23,8 @@ help:
 	@echo "make seed    load the demo bank and (re)create the demo users with new passwords"
 	@echo "make bench   run the benchmarks in bench/"
 	@echo "make screenshots  photograph the main pages into docs/screenshots/ (Chromium)"
+	@echo "make topology-test  two make serve nodes, the worker, nginx, PostgreSQL and Redis on"
+	@echo "             loopback, through node, database and cache failures (one summary line)"
 
 # The virtualenv is made with the newest Python 3.12+ that scripts/find-python finds
 # (override with PYTHON=...). It is rebuilt when pyproject.toml changes.
@@ -101,6 +103,13 @@ bench: $(STAMP)
 screenshots: $(STAMP)
 	scripts/ensure-chromium
 	$(PY) scripts/screenshots.py
+
+# Several app servers, one database: the production topology on loopback (a private PostgreSQL
+# cluster, redis-server, two `make serve`, `make worker`, nginx from deploy/), put through a
+# killed node, a PostgreSQL crash and a Redis outage under load. Installs redis-server and nginx
+# with apt when missing (as root). Prints one summary line; fails when a check does.
+topology-test: $(STAMP)
+	$(PY) scripts/topology_test.py $(TOPOLOGY_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache
