@@ -17,6 +17,11 @@ Variables (all optional in development):
                         on/off, default on with DEBUG off.
   SECURE_SSL_REDIRECT   on/off, default off: turn on behind a TLS-terminating proxy that sets
                         X-Forwarded-Proto.
+  SECURE_HSTS_SECONDS   how long browsers must use HTTPS only (Strict-Transport-Security),
+                        default 0 (no header); production: 31536000 once HTTPS works.
+  SECURE_HSTS_INCLUDE_SUBDOMAINS, SECURE_HSTS_PRELOAD
+                        on/off, default off: extend that to every subdomain, and allow the
+                        domain on browsers' preload lists.
   LOG_LEVEL             DEBUG, INFO (default), WARNING, ERROR.
   EMAIL_URL             default console:// (mail printed to the console, DEBUG on only:
                         with DEBUG off a mail server is required, or UNSAFE_MAIL_TO_CONSOLE=1
@@ -258,10 +263,12 @@ CACHES = {"default": _cache}
 # site for the length of a cache outage would be worse than a few minutes without a limit.
 # (Sign-in lockouts are counted in the database by django-axes, Redis or not.)
 RATELIMIT_FAIL_OPEN = True
+# django-ratelimit warns of every backend but django-redis's; Redis counts with its atomic
+# INCR through Django's RedisCache (under courseiva.cache) just as well.
 SILENCED_SYSTEM_CHECKS: list[str] = (
     ["django_ratelimit.E003", "django_ratelimit.W001"]
     if _cache_scheme in {"locmem", "dummy"}
-    else []
+    else ["django_ratelimit.W001"]
 )
 
 AUTH_USER_MODEL = "progress.User"
@@ -391,6 +398,10 @@ if not DEBUG:
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+    # Both bind more than this site (every subdomain; browsers' built-in lists, slow to leave):
+    # off unless the deployment says so.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
 if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
