@@ -2,13 +2,18 @@
 database. (scripts/topology_test.py stops a real redis-server under load.)"""
 
 import logging
+import shutil
 import socket
+import subprocess
+import time
+from datetime import timedelta
 
 import pytest
 from django.core.cache import caches
 from django.urls import reverse
 
 from courseiva.cache import TolerantRedisCache
+from questions import pages
 from questions.models import Question
 from tests.factories import QuestionFactory, UserFactory
 from tests.worker import queued
@@ -16,12 +21,14 @@ from tests.worker import queued
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def redis_down(settings, monkeypatch):
-    """CACHE_URL naming a Redis that nobody answers at (a port just closed)."""
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+        return int(probe.getsockname()[1])
+
+
+def use_redis_at(settings, monkeypatch, port: int) -> None:
+    """The cache settings a redis:// CACHE_URL gives, for this port."""
     monkeypatch.setattr(TolerantRedisCache, "_skip_until", 0.0)
     settings.CACHES = {
         "default": {
@@ -31,6 +38,36 @@ def redis_down(settings, monkeypatch):
         }
     }
     assert isinstance(caches["default"], TolerantRedisCache)
+
+
+@pytest.fixture
+def redis_down(settings, monkeypatch):
+    """CACHE_URL naming a Redis that nobody answers at (a port just closed)."""
+    use_redis_at(settings, monkeypatch, free_port())
+
+
+@pytest.fixture
+def redis_server(settings, monkeypatch):
+    """A private redis-server (Debian's package), without persistence, as the cache: its port."""
+    binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+    if not shutil.which(binary):
+        pytest.skip("redis-server is not installed: apt-get install redis-server")
+    port = free_port()
+    server = subprocess.Popen(  # noqa: S603 - Debian's redis-server, from the PATH
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        use_redis_at(settings, monkeypatch, port)
+        yield port
+    finally:
+        server.kill()
+        server.wait()
 
 
 def test_question_pages_and_answers_work_without_redis(client, redis_down, caplog):
@@ -73,3 +110,27 @@ def test_reset_limits_let_requests_through_while_redis_is_down(client, redis_dow
         response = client.post(reverse("password_reset"), {"email": "alice@example.com"})
         assert response["Location"] == reverse("password_reset_done")
     assert len(queued("send_email")) == 5
+
+
+def test_an_edit_made_while_redis_was_unreachable_is_not_served_stale_once_it_is_back(
+    client, settings, redis_server, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Redis cut off but keeping its data (a network split) still holds the old page after
+    the edit's drop failed: the page poll drops it once Redis answers again."""
+    live_port = redis_server
+    question = QuestionFactory(stem="Old wording", options=[True, False])
+    url = question.get_absolute_url()
+    assert "Old wording" in client.get(url).text  # now kept in Redis
+    monkeypatch.setattr(pages, "POLL_OVERLAP", timedelta(0))
+
+    use_redis_at(settings, monkeypatch, free_port())  # cut off
+    with django_capture_on_commit_callbacks(execute=True):
+        Question.objects.filter(pk=question.pk).update(stem="New wording")
+        pages.forget_questions([question.uid])
+    # A poll falls due meanwhile: the page comes from the database.
+    monkeypatch.setattr(pages._Poll, "next_at", 0.0)
+    assert "New wording" in client.get(url).text
+
+    use_redis_at(settings, monkeypatch, live_port)  # back, with the old page
+    monkeypatch.setattr(pages._Poll, "next_at", 0.0)
+    assert "New wording" in client.get(url).text
