@@ -408,9 +408,11 @@ class Drill:
         time.sleep(2.2)
         again = learner.request(resume.location, base=b)
         left_b, seen_b = seconds_left(again.text), time.monotonic()
+        # The time left went down by the time between the two pages, give or take how long
+        # a busy machine took to answer them: a timer started again would read the full time.
         drift = abs((left_a - left_b) - (seen_b - seen_a))
         self.check(
-            left_b < left_a and drift <= 2,
+            left_b < left_a and drift <= 5,
             f"the mock timer read {left_a} s then {left_b} s on the other node",
         )
         key = choices_of(again.text)[0]
