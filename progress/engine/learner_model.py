@@ -573,10 +573,22 @@ class ReadinessModel:
                 item = ItemState(0.0, p.item_variance, 0)
                 if learn_item:
                     p.items[item_id] = item
+        logit = self.update_learner(learner, topic_id, item_id, correct, item=item)
+        if learn_item:
+            _item_step(item, _probability(logit), correct)
+        return self.calibrate(logit)
+
+    def update_learner(
+        self, learner: LearnerState, topic_id: str, item_id: str, correct: bool, *, item: ItemState
+    ) -> float:
+        """The learner's half of `update`: the question's state is read, not changed. Returns
+        the logit of the answer as predicted just before it; `learn_item` takes the question's
+        half later, from that logit with the question's difficulty added back."""
+        p = self.params
         topic = self.topic_state(learner, topic_id)
         overall = learner.overall
         logit = self._logit(learner, topic, topic_id, item, item_id)
-        probability = 1.0 / (1.0 + math.exp(-logit)) if logit > -30.0 else 1e-13
+        probability = _probability(logit)
         y = 1.0 if correct else 0.0
         # The filter step, as in `_train_epoch`.
         h = probability * (1.0 - probability)
@@ -598,14 +610,29 @@ class ReadinessModel:
                 c = pv[k] * vi[k]
                 u[k] += c * r
                 pv[k] -= c * c * h / s
-        if learn_item:
-            v = item.variance
-            item.difficulty -= v * (y - probability) / (1.0 + v * h)
-            item.variance = v / (1.0 + v * h)
-            item.answers += 1
         topic.observe(item_id, correct)
         overall.observe(None, correct)
-        return self.calibrate(logit)
+        return logit
+
+
+def _probability(logit: float) -> float:
+    return 1.0 / (1.0 + math.exp(-logit)) if logit > -30.0 else 1e-13
+
+
+def _item_step(item: ItemState, probability: float, correct: bool) -> None:
+    y = 1.0 if correct else 0.0
+    h = probability * (1.0 - probability)
+    v = item.variance
+    item.difficulty -= v * (y - probability) / (1.0 + v * h)
+    item.variance = v / (1.0 + v * h)
+    item.answers += 1
+
+
+def learn_item(item: ItemState, learner_logit: float, correct: bool) -> None:
+    """The question's half of `update`, done later (in order, answer after answer): the
+    learner's logit without the question's difficulty (`update_learner`'s logit plus the
+    difficulty it was computed with) meets the question's difficulty as it stands now."""
+    _item_step(item, _probability(learner_logit - item.difficulty), correct)
 
 
 # --- Fitting -------------------------------------------------------------------------------
