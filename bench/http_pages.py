@@ -299,9 +299,23 @@ def to_ms(value: str) -> float:
 
 
 def run_wrk(
-    wrk: str, base: str, target: Target, connections: int, seconds: int, workdir: Path
+    wrk: str,
+    base: str,
+    target: Target,
+    connections: int,
+    seconds: int,
+    workdir: Path,
+    threads: int = 2,
 ) -> Figures:
-    command = [wrk, "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s"]
+    command = [
+        wrk,
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{seconds}s",
+        "--latency",
+        "--timeout",
+        "10s",
+    ]
     if target.script:
         script = workdir / f"{re.sub(r'\\W+', '-', target.name)}.lua"
         script.write_text(target.script)

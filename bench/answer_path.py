@@ -1,0 +1,465 @@
+"""Benchmark of recording an answer, the product's core write, on PostgreSQL.
+
+    .venv/bin/python bench/answer_path.py --database-url postgres://.../courseiva_x [--seconds 8]
+
+THE DATABASE GIVEN IS WIPED (its public schema dropped and made again): give a throwaway one.
+
+Two parts, each printing ratios measured in the same run:
+
+1. In-process: `Attempt.objects.record` against a bare insert of the attempt (queries, time
+   per answer, and the ratio), and the whole signed-in quiz POST through the test client.
+2. HTTP, against `make serve` (gunicorn, DEBUG off): /healthz, the visitor's question page and
+   answer POST, and the signed-in quiz answer POST with 8 and 32 learners answering at once,
+   on 4 workers; then, on 16 workers, 32 learners answering the same 5 questions against 32
+   answering different questions, while a sampler reads pg_stat_activity for the transactions
+   waiting on a lock (row locks: tuple and transactionid; the rest by kind).
+
+The machine is shared and noisy: read the ratios, not the absolute figures. It only prints.
+"""
+
+import argparse
+import json
+import os
+import secrets
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from http_pages import (
+    Target,
+    answer_request,
+    ensure_wrk,
+    learner_form,
+    lua_post,
+    lua_rotate,
+    run_wrk,
+    wait_ready,
+)
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+QUESTIONS = 2000
+LEARNERS = 32
+ITEMS = 1500  # quiz items per learner and run: more than one learner can answer in a run
+SHARED = 5  # the questions every learner answers in the "same questions" run
+
+
+def free_port(first: int = 18200, last: int = 18299) -> int:
+    """A free loopback port in [first, last] (--ports): the machine is shared."""
+    import socket
+
+    for port in range(first, last + 1):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    sys.exit(f"no free port in {first}-{last}")
+
+
+def child(action: str, args: argparse.Namespace) -> None:
+    """The parts that need Django, run in the server's environment (DATABASE_URL set)."""
+    sys.path[:0] = [str(PROJECT_ROOT), str(Path(__file__).resolve().parent)]
+    import django
+
+    django.setup()
+    if action == "seed":
+        from django.core.management import call_command
+        from import_bank import make_document
+
+        from questions.bank_import import import_document
+        from questions.models import PageChange
+
+        call_command("migrate", verbosity=0)
+        # The in-process part runs with DEBUG off too: it needs the static files' manifest.
+        call_command("collectstatic", interactive=False, verbosity=0)
+        import_document(make_document(QUESTIONS))
+        PageChange.objects.all().delete()  # see http_pages.child
+    elif action == "learners":
+        print(json.dumps(make_learners(args.shared)))
+    elif action == "inprocess":
+        print(json.dumps(in_process(args.answers)))
+    elif action == "sample":
+        from questions.models import Question
+
+        paths = [q.get_absolute_url() for q in Question.objects.published().order_by("pk")[:100]]
+        print(json.dumps(paths))
+
+
+def make_learners(shared: bool) -> list[dict[str, Any]]:
+    """LEARNERS signed-in learners (sessions made directly), each with a quiz of ITEMS items:
+    the same SHARED questions over and over, or questions of their own. Every request answers
+    a new item, so that each records an attempt."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from progress.accounts.models import User
+    from progress.practice.models import Quiz
+    from questions.models import Exam, Option, Question
+
+    exam = Exam.objects.get()
+    ids = list(Question.objects.published().order_by("pk").values_list("pk", flat=True))
+    correct = dict(Option.objects.filter(is_correct=True).values_list("question_id", "key"))
+    tag = secrets.token_hex(3)
+    learners = []
+    for n in range(LEARNERS):
+        # No password: hashing one per learner would cost seconds, and sessions are made here.
+        learner = User.objects.create_user(f"bench-{tag}-{n}", f"b{tag}{n}@example.com")
+        session = SessionStore()
+        session[SESSION_KEY] = str(learner.pk)
+        session[BACKEND_SESSION_KEY] = "progress.accounts.backends.UsernameOrEmailBackend"
+        session[HASH_SESSION_KEY] = learner.get_session_auth_hash()
+        session.create()
+        if shared:
+            draw = [ids[k % SHARED] for k in range(ITEMS)]
+        else:
+            mine = ids[SHARED + n * 50 : SHARED + (n + 1) * 50]
+            draw = [mine[k % len(mine)] for k in range(ITEMS)]
+        quiz = Quiz.objects.start(
+            learner=learner, exam=exam, topic=None, selection="any", length=None,
+            question_ids=draw,
+        )  # fmt: skip
+        assert quiz is not None
+        learners.append(
+            {"session": session.session_key, "code": quiz.code, "keys": [correct[q] for q in draw]}
+        )
+    return learners
+
+
+def in_process(answers: int) -> dict[str, Any]:
+    """Queries and time of a bare attempt insert, of Attempt.objects.record, and of the whole
+    quiz POST, per answer, measured in turn in this one process."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    from progress.accounts.models import User
+    from progress.practice.models import Attempt, Quiz, Source
+    from questions.models import Exam, Option, Question
+    from questions.pages import question_page
+
+    exam = Exam.objects.get()
+    questions = list(Question.objects.published().order_by("pk")[:200])
+    pages = [page for q in questions if (page := question_page(q.uid)) is not None]
+    learner = User.objects.create_user(f"inproc-{secrets.token_hex(3)}", "")
+    correct = dict(Option.objects.filter(is_correct=True).values_list("question_id", "key"))
+
+    counter = iter(range(10**9))
+
+    def timed(step: Any, count: int) -> tuple[float, float]:
+        """(ms per call, queries per call) of `step`: timed without the query log (DEBUG off),
+        then a few more calls with it to count their queries."""
+        started = time.perf_counter()
+        for _ in range(count):
+            step(next(counter))
+        elapsed = time.perf_counter() - started
+        with CaptureQueriesContext(connection) as captured:
+            for _ in range(4):
+                step(next(counter))
+        return 1000 * elapsed / count, len(captured) / 4
+
+    def bare(n: int) -> None:
+        page = pages[n % len(pages)]
+        Attempt.objects.create(
+            learner=learner, question_id=page.question_id, question_uid=page.uid,
+            exam_id=page.exam_id, topic_id=page.topic_id, chosen=[], is_correct=True,
+            source=Source.PAGE,
+        )  # fmt: skip
+
+    def record(n: int) -> None:
+        page = pages[n % len(pages)]
+        grade = page.grade([correct[page.question_id]] if n % 3 else [page.options[0].key])
+        Attempt.objects.record(
+            learner=learner, page=page, grade=grade, source=Source.PAGE, nonce=f"n{n}"
+        )
+
+    # One long quiz: every POST answers the next item.
+    quiz = Quiz.objects.start(
+        learner=learner, exam=exam, topic=None, selection="any", length=None,
+        question_ids=[q.pk for q in questions] * 20,
+    )  # fmt: skip
+    assert quiz is not None
+    keys = [correct[q.pk] for q in questions] * 20
+    items = iter(range(len(keys)))
+    client = Client()
+    client.force_login(learner)
+
+    def post(_: int) -> None:
+        n = next(items)
+        response = client.post(reverse("quiz_item", args=[quiz.code, n + 1]), {"choice": keys[n]})
+        assert response.status_code == 200
+
+    for step in (bare, record, post):  # warm-up: caches, the first exam state
+        timed(step, 5)
+    rounds: dict[str, list[tuple[float, float]]] = {"bare": [], "record": [], "post": []}
+    for _ in range(3):  # interleaved, so that a noisy neighbour hits all three alike
+        rounds["bare"].append(timed(bare, answers))
+        rounds["record"].append(timed(record, answers))
+        rounds["post"].append(timed(post, min(answers, 1000)))
+    return {
+        name: [statistics.median(ms for ms, _ in runs), runs[-1][1]]
+        for name, runs in rounds.items()
+    }
+
+
+def run_child(env: dict[str, str], action: str, *extra: str) -> Any:
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", action, *extra],
+        env=env,
+        cwd=PROJECT_ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1]) if out.strip() else None
+
+
+def reset_database(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP SCHEMA public CASCADE")
+        conn.execute("CREATE SCHEMA public")
+
+
+def learners_script(base: str, learners: list[dict[str, Any]]) -> str:
+    """A wrk script for one connection per thread, each thread a learner answering its quiz's
+    items in turn (wrk runs with as many threads as connections)."""
+    rows = []
+    for learner in learners:
+        code = learner["code"]
+        token, csrf = learner_form(base, learner["session"], f"/progress/quizzes/{code}/1/")
+        cookie = f"sessionid={learner['session']}; csrftoken={csrf}"
+        bodies = ", ".join(
+            '"' + urllib.parse.urlencode({"csrfmiddlewaretoken": token, "choice": key}) + '"'
+            for key in learner["keys"]
+        )
+        rows.append(f'{{code = "{code}", cookie = "{cookie}", bodies = {{{bodies}}}}}')
+    return (
+        f"local learners = {{{', '.join(rows)}}}\n"
+        "counter = 0\n"
+        "function setup(thread) counter = counter + 1; thread:set('who', counter) end\n"
+        "local me, i\n"
+        "function init(args) me = learners[who]; i = 0 end\n"
+        'wrk.method = "POST"\n'
+        'wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n'
+        "request = function()\n"
+        "  i = i + 1\n"
+        '  wrk.headers["Cookie"] = me.cookie\n'
+        '  return wrk.format(nil, "/progress/quizzes/" .. me.code .. "/" .. i .. "/", nil,'
+        " me.bodies[i])\nend\n"
+    )
+
+
+class LockSampler:
+    """Samples pg_stat_activity every few milliseconds while a run goes on: how many of the
+    site's backends wait on a lock, by kind of lock."""
+
+    def __init__(self, url: str, database: str) -> None:
+        self.url, self.database = url, database
+        self.samples = 0
+        self.waiting: Counter[str] = Counter()  # backend-samples waiting, by wait_event
+        self.with_row_waits = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run)
+
+    def __enter__(self) -> "LockSampler":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            while not self._stop.is_set():
+                rows = conn.execute(
+                    "SELECT wait_event, count(*) FROM pg_stat_activity "
+                    "WHERE datname = %s AND wait_event_type = 'Lock' GROUP BY wait_event",
+                    [self.database],
+                ).fetchall()
+                self.samples += 1
+                row_waits = 0
+                for event, count in rows:
+                    self.waiting[event] += count
+                    if event in ("tuple", "transactionid"):
+                        row_waits += count
+                self.with_row_waits += bool(row_waits)
+                time.sleep(0.005)
+
+    def summary(self) -> str:
+        if not self.samples:
+            return "no samples"
+        rows = self.waiting["tuple"] + self.waiting["transactionid"]
+        others = ", ".join(
+            f"{event} {count / self.samples:.2f}"
+            for event, count in sorted(self.waiting.items())
+            if event not in ("tuple", "transactionid")
+        )
+        return (
+            f"row-lock waits in {100 * self.with_row_waits / self.samples:.0f}% of "
+            f"{self.samples} samples, {rows / self.samples:.2f} waiting on average"
+            + (f"; other locks waiting on average: {others}" if others else "")
+        )
+
+
+def serve(env: dict[str, str], workers: int) -> subprocess.Popen[bytes]:
+    server = subprocess.Popen(
+        ["make", "--no-print-directory", "serve"],
+        cwd=PROJECT_ROOT,
+        env={**env, "WEB_CONCURRENCY": str(workers)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    wait_ready(env["BASE"], server)
+    return server
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    os.killpg(server.pid, signal.SIGTERM)
+    server.wait(timeout=30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", help="a throwaway PostgreSQL database: it is wiped")
+    parser.add_argument("--seconds", type=int, default=8, help="wrk duration per run")
+    parser.add_argument("--answers", type=int, default=200, help="in-process answers per round")
+    parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument(
+        "--ports", type=int, nargs=2, default=[18200, 18299], help="the range to serve on"
+    )
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--shared", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args)
+        return 0
+    if not args.database_url or not args.database_url.startswith("postgres"):
+        parser.error("--database-url must name a throwaway PostgreSQL database")
+    wrk = ensure_wrk()
+    database = urllib.parse.urlsplit(args.database_url).path.lstrip("/")
+    port = free_port(*args.ports)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "courseiva.settings",
+        "DATABASE_URL": args.database_url,
+        "DEBUG": "0",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1,testserver",
+        "SESSION_COOKIE_SECURE": "0",
+        "CSRF_COOKIE_SECURE": "0",
+        "PORT": str(port),
+        "HOST": "127.0.0.1",
+        "ACCESS_LOG": "",
+        "LOG_LEVEL": "WARNING",
+        "UNSAFE_MAIL_TO_CONSOLE": "1",
+        "BASE": f"http://127.0.0.1:{port}",
+    }
+    env.pop("CACHE_URL", None)
+    base = env["BASE"]
+    print(f"Answer-path benchmark on PostgreSQL ({database}), {os.cpu_count()} CPUs")
+    reset_database(args.database_url)
+    run_child(env, "seed")
+
+    figures = run_child(env, "inprocess", "--answers", str(args.answers))
+    bare_ms, _ = figures["bare"]
+    print(f"\n{'in-process, per answer':<32}{'ms':>8}{'queries':>9}{'x bare insert':>15}")
+    for name, label in (("bare", "bare insert of the attempt"),
+                        ("record", "Attempt.objects.record"),
+                        ("post", "quiz POST (test client)")):  # fmt: skip
+        ms, queries = figures[name]
+        print(f"{label:<32}{ms:>8.2f}{queries:>9.1f}{ms / bare_ms:>15.1f}")
+    if args.skip_http:
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="courseiva-answer-") as tmp:
+        workdir = Path(tmp)
+        print(f"\n{'HTTP':<44}{'conns':>6}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'x healthz':>11}")
+
+        def show(target: Target, connections: int, baseline: float | None) -> float:
+            figures = run_wrk(wrk, base, target, connections, args.seconds, workdir)
+            flag = f"  ({figures.errors} non-2xx!)" if figures.errors else ""
+            ratio = figures.rps / baseline if baseline else 1.0
+            print(
+                f"{target.name:<44}{connections:>6}{figures.rps:>9,.0f}{figures.p50_ms:>9.1f}"
+                f"{figures.p99_ms:>9.1f}{ratio:>11.3f}{flag}"
+            )
+            return figures.rps
+
+        def quiz_target(name: str, shared: bool, threads: int) -> Target:
+            learners = run_child(env, "learners", *(["--shared"] if shared else []))
+            return Target(name, "/", learners_script(base, learners[:threads]))
+
+        server = serve(env, 4)
+        try:
+            paths = run_child(env, "sample")
+            body, cookie = answer_request(base, paths[0])
+            page = Target("visitor question page", paths[0], lua_rotate(paths))
+            visitor_post = Target("visitor answer POST", paths[0], lua_post(body, cookie))
+            for target in (Target("/healthz", "/healthz"), page, visitor_post):
+                run_wrk(wrk, base, target, 8, 2, workdir)  # warm-up
+            run_wrk(wrk, base, quiz_target("warm-up", False, 8), 8, 3, workdir, threads=8)
+            healthz = show(Target("/healthz", "/healthz"), 16, None)
+            show(page, 16, healthz)
+            show(visitor_post, 16, healthz)
+            for learners in (8, 32):
+                target = quiz_target(f"quiz answer POST, {learners} learners", False, learners)
+                figures = run_wrk(
+                    wrk, base, target, learners, args.seconds, workdir, threads=learners
+                )
+                print_row(target.name, learners, figures, healthz)
+        finally:
+            stop(server)
+
+        print("\n16 workers, 32 learners at once:")
+        server = serve(env, 16)
+        try:
+            rates = {}
+            for shared in (True, False):
+                label = f"the same {SHARED} questions" if shared else "different questions"
+                target = quiz_target(f"answering {label}", shared, LEARNERS)
+                warm = quiz_target("warm-up", shared, LEARNERS)
+                run_wrk(wrk, base, warm, LEARNERS, 2, workdir, threads=LEARNERS)
+                with LockSampler(args.database_url, database) as sampler:
+                    figures = run_wrk(
+                        wrk, base, target, LEARNERS, args.seconds, workdir, threads=LEARNERS
+                    )
+                rates[shared] = figures.rps
+                print_row(target.name, LEARNERS, figures, None)
+                print(f"   {sampler.summary()}")
+            print(f"   same / different questions: {rates[True] / rates[False]:.2f}")
+        finally:
+            stop(server)
+    print(
+        "\nTargets: quiz POST >= 0.04 x healthz, p99 < 200 ms at 32 learners; record <= 8 "
+        "queries and <= 5 x a bare insert; same and different questions within 10%, no "
+        "row-lock waits; visitor page >= 0.5 and visitor POST >= 0.3 x healthz."
+    )
+    return 0
+
+
+def print_row(name: str, connections: int, figures: Any, healthz: float | None) -> None:
+    flag = f"  ({figures.errors} non-2xx!)" if figures.errors else ""
+    ratio = f"{figures.rps / healthz:>11.3f}" if healthz else f"{'':>11}"
+    print(
+        f"{name:<44}{connections:>6}{figures.rps:>9,.0f}{figures.p50_ms:>9.1f}"
+        f"{figures.p99_ms:>9.1f}{ratio}{flag}"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
