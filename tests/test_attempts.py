@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from progress.practice.models import Attempt, Quiz
+from progress.practice.pending import QUESTION_BATCH, PendingWork
 from progress.practice.public_pages import serve_token
-from progress.readiness.models import ExamAbility
 from questions.pages import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory
 from tests.threads import run_at_once
@@ -107,18 +107,17 @@ def test_answer_post_of_a_signed_in_learner_has_a_fixed_query_count(
 ):
     question = QuestionFactory()
     key = question.options.get(is_correct=True).key
-    # The learner has practised this exam before: their state on it exists (a first answer to
-    # an exam costs one more query, to make it).
-    ExamAbility.objects.create(learner=learner, exam=question.topic.exam)
+    # A batch of the questions' difficulties is pending already (the first answer after a
+    # batch opens the next one, one more query: tests/test_question_batches.py).
+    PendingWork.objects.create(work=QUESTION_BATCH)
     for _ in range(2):
         form = served_form(client, question)
-        # session, user, savepoint, insert, review card, the day's row and its totals,
-        # readiness (fit in use, learner row: insert-or-keep and lock, the learner's state on
-        # the exam, question row: insert-or-keep and lock, earlier answers to it, topics, four
-        # writes), the count of the exam's pending refresh for the worker (the refresh task is
-        # enqueued after commit, by the answer that opens it: tests/test_background.py),
-        # release, the panel
-        with django_assert_num_queries(22):
+        # session, user, savepoint, the learner's exam row (upsert and lock: a first answer
+        # to an exam costs nothing more), the question's side (its state, the learner's card,
+        # topic row and earlier answers, the pending batch: one read), the insert, the exam
+        # row, the topic's upsert, the day's upsert (a right answer first time makes no review
+        # card), release, the panel
+        with django_assert_num_queries(11):
             client.post(question.get_absolute_url(), {"choice": key, **form})
 
 

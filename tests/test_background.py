@@ -1,7 +1,8 @@
-"""Background work through the real task backend and its worker: answers enqueue one refresh
-per exam however many they are, the worker stores the cohort figures and, after enough
-answers, the item statistics and a refit; the sweep, the password-reset mail, the weekly
-digest and its opt-out; the pages say how fresh their figures are; the admin lists the tasks."""
+"""Background work through the real task backend and its worker: answers enqueue one batch of
+the questions' difficulties however many they are, which enqueues one refresh per exam; the
+worker stores the cohort figures and, after enough answers, the item statistics and a refit;
+the sweep, the password-reset mail, the weekly digest and its opt-out; the pages say how fresh
+their figures are; the admin lists the tasks."""
 
 from datetime import timedelta
 from functools import partial
@@ -14,7 +15,13 @@ from django_tasks_db.models import DBTaskResult
 
 from progress.cohorts import tasks
 from progress.cohorts.models import Cohort, ItemStatistic, Membership
-from progress.practice.pending import ITEM_STATISTICS, REFIT, PendingWork, exam_key
+from progress.practice.pending import (
+    ITEM_STATISTICS,
+    QUESTION_BATCH,
+    REFIT,
+    PendingWork,
+    exam_key,
+)
 from progress.readiness.models import ExamAbility, ExamReadiness
 from tests.factories import (
     InstructorFactory,
@@ -73,12 +80,14 @@ def test_many_answers_enqueue_one_refresh_and_the_worker_stores_the_figures(coho
     for learner in learners:
         answer_topic(learner, storage, 4, right=True)
 
-    # Twelve answers, one pending refresh of the exam's figures, counting them.
-    assert len(queued("refresh_exam_figures")) == 1
-    assert pending_answers(exam_key(exam.pk)) == 12
+    # Twelve answers, one pending batch of the questions' difficulties.
+    assert len(queued("update_question_difficulties")) == 1
+    assert pending_answers(QUESTION_BATCH) == 0  # open; the answers do not count in it
     assert not ExamReadiness.objects.exists()
 
-    run_worker()
+    run_worker()  # the batch, then the exam's refresh it enqueued
+    assert (finished("update_question_difficulties").get().return_value) == 12
+    assert pending_answers(QUESTION_BATCH) is None
     assert pending_answers(exam_key(exam.pk)) is None
     figures = ExamReadiness.objects.filter(exam=exam)
     assert sorted(figures.values_list("learner_id", "answers")) == sorted(
@@ -89,24 +98,26 @@ def test_many_answers_enqueue_one_refresh_and_the_worker_stores_the_figures(coho
     # The answers count towards the item statistics and the refit.
     assert pending_answers(ITEM_STATISTICS) == pending_answers(REFIT) == 12
 
-    # An answer after the refresh opens the next one.
+    # An answer after the batch opens the next one.
     answer_topic(learners[0], serving, 2, right=False)
-    assert len(queued("refresh_exam_figures")) == 1
+    assert len(queued("update_question_difficulties")) == 1
     run_worker()
     mine = ExamReadiness.objects.get(exam=exam, learner=learners[0])
     assert mine.answers == ExamAbility.objects.get(exam=exam, learner=learners[0]).answers == 6
 
 
-def test_answers_at_the_same_moment_open_one_refresh(exam):
+def test_answers_at_the_same_moment_open_one_batch(exam):
     question = exam.topics.first().questions.first()
     learners = [UserFactory() for _ in range(6)]
     errors = run_at_once([partial(record_answer, learner, question, True) for learner in learners])
     assert errors == []
-    assert len(queued("refresh_exam_figures")) == 1
-    assert pending_answers(exam_key(exam.pk)) == 6
+    assert len(queued("update_question_difficulties")) == 1
+    run_worker()
+    assert finished("update_question_difficulties").get().return_value == 6
+    assert finished("refresh_exam_figures").count() == 1
 
 
-def test_a_refresh_whose_enqueue_was_lost_is_swept_up(cohort, exam):
+def test_a_batch_whose_enqueue_was_lost_is_swept_up(cohort, exam):
     learner = UserFactory()
     join(cohort, learner)
     answer_topic(learner, exam.topics.first(), 2, right=True)
@@ -265,7 +276,7 @@ def test_the_admin_lists_the_tasks(client, exam):
     client.force_login(StaffFactory())
     response = client.get(reverse("admin:django_tasks_database_dbtaskresult_changelist"))
     assert response.status_code == 200
-    assert "refresh_exam_figures" in response.text
+    assert "update_question_difficulties" in response.text
     response = client.get(
         reverse("admin:django_tasks_database_dbtaskresult_changelist") + "?status__exact=FAILED"
     )

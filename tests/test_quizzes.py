@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from progress.practice.marks import Bookmark
 from progress.practice.models import Attempt, Quiz, QuizItem
-from progress.readiness.models import ExamAbility
+from progress.practice.pending import QUESTION_BATCH, PendingWork
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -436,18 +436,19 @@ def test_quiz_answer_post_query_count_is_fixed(client, learner, topic, django_as
                 learner=learner, question=question, question_uid=question.uid, chosen=[],
                 is_correct=False, source="page",
             )  # fmt: skip
-    # The learner has practised this exam before: their state on it exists (a first answer to
-    # an exam costs one more query, to make it).
-    ExamAbility.objects.create(learner=learner, exam=topic.exam)
+    # A batch of the questions' difficulties is pending already (the first answer after a
+    # batch opens the next one: one more query).
+    PendingWork.objects.create(work=QUESTION_BATCH)
     counts = []
     for number in (1, 2):
         client.get(reverse("quiz_item", args=[quiz.code, number]))
         item = quiz.items.get(position=number - 1)
         key = correct_key(item.question)
-        # session, user, item; savepoint, quiz counters, insert, review card, the day's row
-        # and totals, readiness (twelve: see LearnerReadiness.objects.lock and apply), the
-        # count of the exam's pending refresh for the worker, release; quiz refresh; the panel
-        with django_assert_num_queries(25) as captured:
+        # session, user, item; savepoint, the quiz's counters (returned: no refresh), the
+        # learner's exam row (upsert and lock), the question's side (one read), the insert, the
+        # exam row, the topic's upsert, the day's upsert (a right answer first time makes no
+        # review card), release; the panel
+        with django_assert_num_queries(13) as captured:
             client.post(reverse("quiz_item", args=[quiz.code, number]), {"choice": key})
         counts.append(len(captured))
     assert counts[0] == counts[1]

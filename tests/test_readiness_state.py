@@ -14,10 +14,10 @@ from progress.accounts.models import User
 from progress.engine.learner_model import FEATURES
 from progress.mocks.models import MockExam
 from progress.practice.models import Attempt, Quiz
+from progress.readiness.batches import apply_question_batch
 from progress.readiness.models import (
     MIN_FIT_ANSWERS,
     ExamAbility,
-    LearnerReadiness,
     QuestionReadiness,
     ReadinessFit,
     TopicReadiness,
@@ -40,10 +40,15 @@ def answer(learner, question, right: bool):
     record_answer(learner, question, right)
 
 
+def run_batch():
+    """What the worker does after answers: move the questions' difficulties."""
+    return apply_question_batch(Attempt.objects)
+
+
 def snapshot():
     """Every stored state, comparable."""
     return (
-        {r.learner_id: r.answers for r in LearnerReadiness.objects.all()},
+        list(Attempt.objects.order_by("pk").values_list("pk", "learner_logit")),
         {
             (r.learner_id, r.exam_id): (r.state, r.answers, r.movers)
             for r in ExamAbility.objects.all()
@@ -69,6 +74,9 @@ def test_an_answer_moves_the_learner_and_the_question():
     learner = UserFactory()
     question = QuestionFactory()
     answer(learner, question, right=True)
+    # The question's difficulty moves with the next batch, not in the learner's transaction.
+    assert not QuestionReadiness.objects.exists()
+    assert run_batch() == {question.topic.exam_id: 1}
     topic = TopicReadiness.objects.get(learner=learner, topic=question.topic)
     item = QuestionReadiness.objects.get(question=question)
     row = ExamAbility.objects.get(learner=learner, exam=question.topic.exam)
@@ -81,7 +89,6 @@ def test_an_answer_moves_the_learner_and_the_question():
     assert row.state["overall"]["variance"] < prior.ability_variance + prior.ability_drift
     assert item.difficulty < 0
     assert item.variance < prior.item_variance
-    assert LearnerReadiness.objects.get(learner=learner).answers == 1
     assert (row.answers, topic.answers, item.answers) == (1, 1, 1)
     # It moved the topic's readiness up, and the row keeps which answer did.
     [(attempt_id, topic_id, question_id, right, points)] = row.movers
@@ -93,6 +100,7 @@ def test_an_answer_moves_the_learner_and_the_question():
 
     other = UserFactory()
     answer(other, question, right=False)
+    run_batch()
     # The second learner's miss makes the question look harder again.
     assert QuestionReadiness.objects.get(question=question).difficulty > item.difficulty
     assert TopicReadiness.objects.get(learner=other).ability < 0
@@ -116,7 +124,8 @@ def test_quiz_and_mock_answers_update_the_state(client):
         mock_item.save()
     assert mock.submit()
     assert TopicReadiness.objects.get(learner=learner).answers == 4
-    assert LearnerReadiness.objects.get(learner=learner).answers == 4
+    assert ExamAbility.objects.get(learner=learner).answers == 4
+    run_batch()
     assert sum(QuestionReadiness.objects.values_list("answers", flat=True)) == 4
     assert {q.pk for q in questions} == set(QuestionReadiness.objects.values_list("pk", flat=True))
 
@@ -134,6 +143,7 @@ def play(seed: int, learners: int = 4, answers: int = 40):
 
 def test_rebuild_gives_the_state_the_answers_built():
     play(seed=1)
+    run_batch()
     incremental = snapshot()
     out = io.StringIO()
     call_command("rebuild_readiness", "--no-fit", stdout=out, stderr=io.StringIO())
@@ -144,6 +154,7 @@ def test_rebuild_gives_the_state_the_answers_built():
 
 def test_rebuild_recovers_lost_state_and_drops_nothing_else():
     users, _ = play(seed=2)
+    run_batch()
     incremental = snapshot()
     TopicReadiness.objects.filter(learner=users[0]).delete()
     QuestionReadiness.objects.update(difficulty=3.0)
@@ -159,6 +170,7 @@ def test_rebuild_fits_once_there_are_enough_attempts_and_says_why_not_before():
     assert not ReadinessFit.objects.exists()
 
     play(seed=4, learners=12, answers=MIN_FIT_ANSWERS + 40)
+    run_batch()
     out, err = io.StringIO(), io.StringIO()
     call_command("rebuild_readiness", stdout=out, stderr=err)
     fit = ReadinessFit.objects.get()
@@ -179,8 +191,9 @@ def test_rebuild_fits_once_there_are_enough_attempts_and_says_why_not_before():
     # Answers after the fit teach the questions again, as recorded and as replayed.
     question = QuestionReadiness.objects.select_related("question").first().question
     before = QuestionReadiness.objects.get(question=question).difficulty
-    for learner in User.objects.filter(readiness__isnull=False)[:2]:
+    for learner in User.objects.filter(attempts__isnull=False).distinct()[:2]:
         answer(learner, question, right=False)
+    run_batch()
     after = snapshot()
     assert after[3][question.pk][0] > before
     call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
@@ -219,8 +232,9 @@ def test_concurrent_answers_lose_no_update():
             jobs.append(job)
     assert run_at_once(jobs) == []
     assert Attempt.objects.count() == 9
-    assert sorted(LearnerReadiness.objects.values_list("answers", flat=True)) == [3, 3, 3]
+    assert sorted(ExamAbility.objects.values_list("answers", flat=True)) == [3, 3, 3]
     assert sorted(TopicReadiness.objects.values_list("answers", flat=True)) == [3, 3, 3]
+    run_batch()
     assert sorted(QuestionReadiness.objects.values_list("answers", flat=True)) == [3, 3, 3]
     for row in TopicReadiness.objects.all():
         assert row.state["wins"] == 3
@@ -258,16 +272,21 @@ def test_questions_met_before_count_without_growing_the_stored_state():
     assert row.answers == 3
     # The same answers through the model alone, which keeps the counts in memory: the stored
     # state saw the question's history (two misses before the right answer) just the same.
+    # (No batch ran between the answers: the question's difficulty stood still.)
     in_use = current_model()
     model, state, item = in_use.model, in_use.model.new_learner(), in_use.new_item()
     for right in (False, False, True):
-        model.update(state, str(question.topic_id), str(question.pk), right, item=item)
+        model.update(
+            state, str(question.topic_id), str(question.pk), right, item=item, learn_item=False
+        )
     assert row.ability == pytest.approx(state.topics[str(question.topic_id)].ability)
     assert row.variance == pytest.approx(state.topics[str(question.topic_id)].variance)
     # Without the history the third answer would have moved the learner differently.
     forgetful, item = model.new_learner(), in_use.new_item()
     for right in (False, False, True):
-        model.update(forgetful, str(question.topic_id), str(question.pk), right, item=item)
+        model.update(
+            forgetful, str(question.topic_id), str(question.pk), right, item=item, learn_item=False
+        )
         forgetful.topics[str(question.topic_id)].items.clear()
     assert row.ability != pytest.approx(forgetful.topics[str(question.topic_id)].ability)
 
@@ -294,4 +313,4 @@ def test_readiness_on_an_exam_moves_only_with_that_exams_answers():
     rows = {r.exam.code: r for r in ExamAbility.objects.select_related("exam")}
     assert (rows["CLOUD"].answers, rows["NET"].answers) == (3, 6)
     assert rows["CLOUD"].state["overall"]["ability"] < 0 < rows["NET"].state["overall"]["ability"]
-    assert LearnerReadiness.objects.get(learner=learner).answers == 9
+    assert sum(ExamAbility.objects.values_list("answers", flat=True)) == 9

@@ -2,7 +2,9 @@
 `progress.practice.pending`) and by the schedule (`manage.py crontask`, which imports this
 module: `progress.tasks`). Nothing here runs in a request.
 
-- An exam's cohort figures (ExamReadiness of its cohorts' learners): after answers, coalesced
+- The questions' difficulties, in batches (progress.readiness.batches): after answers,
+  coalesced to one pending batch; each batch passes its answers on to their exams' refreshes.
+- An exam's cohort figures (ExamReadiness of its cohorts' learners): after a batch, coalesced
   to one pending refresh per exam; each refresh also counts its answers towards the next two.
 - The item statistics: after ITEM_STATISTICS_EVERY new answers, and nightly.
 - A refit of the learner model (the `rebuild_readiness` path): after REFIT_EVERY new answers.
@@ -13,6 +15,7 @@ import logging
 from datetime import timedelta
 
 from crontask import cron
+from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
 
@@ -20,7 +23,14 @@ from progress.cohorts.digest import send_weekly_digests
 from progress.cohorts.item_statistics import compute_item_statistics
 from progress.cohorts.models import Cohort, Membership
 from progress.practice.models import Attempt
-from progress.practice.pending import ITEM_STATISTICS, REFIT, PendingWork, exam_key
+from progress.practice.pending import (
+    ITEM_STATISTICS,
+    QUESTION_BATCH,
+    REFIT,
+    PendingWork,
+    exam_key,
+)
+from progress.readiness.batches import apply_question_batch, last_boundary
 from progress.readiness.rebuild import rebuild_readiness
 from progress.readiness.standing import refresh_exam_readiness
 from questions.models import Exam
@@ -41,6 +51,19 @@ SWEEP_AFTER = timedelta(minutes=5)
 def _crossed(totals: tuple[int, int], every: int) -> bool:
     before, after = totals
     return before < every <= after
+
+
+@task
+def update_question_difficulties() -> int:
+    """Apply the answers recorded since the last batch to their questions' difficulties, then
+    count them in their exams' rows (which enqueues the exams' refreshes). Returns how many
+    answers it applied."""
+    PendingWork.objects.take(QUESTION_BATCH)
+    exam_counts = apply_question_batch(Attempt.objects)
+    if exam_counts:
+        with transaction.atomic():
+            PendingWork.objects.after_answers(exam_counts)
+    return sum(exam_counts.values())
 
 
 @task
@@ -89,10 +112,14 @@ def refit_learner_model() -> str:
 @task
 def sweep_pending_refreshes() -> int:
     """Enqueue again the exam refreshes that have waited too long (an enqueue lost between an
-    answer's commit and the queue). Returns how many."""
+    answer's commit and the queue), and a batch of the questions' difficulties when answers
+    wait for one (lost the same way, or left by a batch that failed). Returns how many."""
     exams = PendingWork.objects.stale_exams(timezone.now() - SWEEP_AFTER)
     for exam_id in exams:
         refresh_exam_figures.enqueue(exam_id)
+    if Attempt.objects.filter(pk__gt=last_boundary()).exists():
+        update_question_difficulties.enqueue()
+        return len(exams) + 1
     return len(exams)
 
 

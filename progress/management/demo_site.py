@@ -7,10 +7,10 @@ with their items and counters, mock sittings with their items, attempts with wha
 (option keys, texts, correctness), the time spent and the source, in the order they would
 have been recorded. What an answer updates on the way (review cards, daily totals, the
 readiness state) is then computed by the functions that rebuild it from the attempts
-(`ReviewCard.objects.schedule`, `LearnerDay.objects.rebuild`, `rebuild_readiness`), and the
-figures the pages read (the cohort's `ExamReadiness`, the item statistics) by the functions
-the pages and the nightly job use: the same state as ten thousand answers posted one by one,
-in a few seconds."""
+(`ReviewCard.objects.schedule`, `LearnerDay.objects.rebuild`, `rebuild_readiness` and a batch
+of the questions' difficulties), and the figures the pages read (the cohort's
+`ExamReadiness`, the item statistics) by the functions the pages and the nightly job use: the
+same state as ten thousand answers posted one by one, in a few seconds."""
 
 import random
 import secrets
@@ -39,6 +39,7 @@ from progress.management.demo_history import (
 from progress.mocks.models import MockExam, MockItem
 from progress.practice.marks import Bookmark
 from progress.practice.models import Attempt, LearnerDay, Quiz, QuizItem, ReviewCard, Source
+from progress.readiness.batches import apply_question_batch
 from progress.readiness.models import StudyGoal
 from progress.readiness.rebuild import rebuild_readiness
 from progress.readiness.standing import refresh_exam_readiness
@@ -125,6 +126,7 @@ def clear_demo_class() -> dict[str, int]:
         _, deleted = User.objects.filter(groups__name=DEMO_GROUP).delete()
         if deleted:
             rebuild_readiness(Attempt.objects, fit=False)
+            apply_question_batch(Attempt.objects)
             compute_item_statistics()
     return {label.rpartition(".")[2]: n for label, n in deleted.items() if n}
 
@@ -225,6 +227,8 @@ def build_demo(
                 LearnerDay.objects.rebuild(user.pk)
         say("Replaying every answer through the readiness model")
         rebuild_readiness(Attempt.objects, fit=False)
+        # The questions' difficulties, as the worker's next batch would move them.
+        apply_question_batch(Attempt.objects)
         refresh_exam_readiness(Membership.objects.filter(cohort=cohort).values("learner_id"), exam)
         say("Computing the item statistics")
         compute_item_statistics()

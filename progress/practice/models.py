@@ -3,27 +3,14 @@ spaced-review cards and the daily totals behind the study analytics; the learner
 question (bookmarks, notes, problem reports) are in `marks`. Everything here belongs to one
 learner, and every view reaches it through that learner."""
 
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
 import fsrs
-from django.db import IntegrityError, models, transaction
-from django.db.models import (
-    Case,
-    Count,
-    Exists,
-    F,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-    Sum,
-    Value,
-    When,
-)
+from django.db import IntegrityError, connection, models, transaction
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncDate
 from django.urls import reverse
 from django.utils import timezone
@@ -31,8 +18,13 @@ from django.utils import timezone
 from progress.accounts.models import User
 from progress.codes import new_code
 from progress.practice.marks import Bookmark
-from progress.practice.pending import PendingWork
-from progress.readiness.models import LearnerReadiness
+from progress.practice.recording import (
+    count_quiz_answer,
+    day_totals_upsert,
+    quiz_loaded,
+    record_answers,
+)
+from progress.readiness.batches import BatchAnswer
 from progress.readiness.rebuild import LoggedAnswer
 from questions.models import Exam, Grade, Question, Topic
 from questions.pages import QuestionPage
@@ -348,50 +340,34 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             serve_nonce=nonce,
             answered_at=now,
         )
+        # The quiz as the caller loaded it with the item, if it did: its counters are set from
+        # the count's RETURNING, so that the caller shows them without reading them again.
+        quiz = quiz_item.quiz if quiz_item is not None and quiz_loaded(quiz_item) else None
         try:
             with transaction.atomic():
                 if quiz_item is not None:
-                    _count_answer(quiz_item.quiz_id, grade.is_correct, now)
+                    counters = count_quiz_answer(quiz_item.quiz_id, grade.is_correct, now)
                 self.insert_answers(learner.pk, [attempt], counted_at=now)
         except IntegrityError:
             if quiz_item is not None:
+                if quiz is not None:  # another post counted it: show the counters it left
+                    quiz.refresh_from_db(fields=["answered_count", "right_count", "finished_at"])
                 return self.get(quiz_item=quiz_item), False
             if nonce:
                 return self.get(learner=learner, serve_nonce=nonce), False
             raise
+        if quiz is not None and counters is not None:
+            quiz.answered_count, quiz.right_count, quiz.finished_at = counters
         return attempt, True
 
     def insert_answers(
         self, learner_id: int, attempts: list["Attempt"], *, counted_at: datetime
     ) -> None:
-        """Insert a learner's new attempts and make every change an answer makes, in the
-        caller's transaction: the readiness state, the review cards, the daily totals (the
-        answers counted on the day of `counted_at`). The readiness rows are locked before the
-        attempts get their ids, so that the id order is the order of the updates (see
-        LearnerReadiness.objects.lock). Queries, whatever the number of attempts: the lock's,
-        the learner's earlier answers to these questions, the insert, the review cards (read,
-        then write those that change), the daily totals, the readiness update, the count of
-        pending work (and, after commit, the enqueue of a refresh that this opens)."""
-        question_ids = [a.question_id for a in attempts if a.question_id is not None]
-        readiness = LearnerReadiness.objects.lock(
-            learner_id, question_ids, {a.exam_id for a in attempts}
-        )
-        counts = self.question_counts(learner_id, question_ids)
-        Attempt.objects.bulk_create(attempts)
-        ReviewCard.objects.schedule(
-            learner_id,
-            [(a.question_id, a.is_correct, a.answered_at) for a in attempts if a.question_id],
-        )
-        LearnerDay.objects.count_answers(
-            learner_id, [(counted_at, a.is_correct, a.time_spent) for a in attempts]
-        )
-        readiness.apply(
-            [(a.pk, a.question_id, a.topic_id, a.exam_id, a.is_correct) for a in attempts], counts
-        )
-        # The cohort figures, item statistics and refits are the worker's: count the answers
-        # for it (one query; the answer that opens an exam's refresh also enqueues it).
-        exam_counts = Counter(a.exam_id for a in attempts if a.exam_id is not None)
-        PendingWork.objects.after_answers(exam_counts)
+        """Insert a learner's new attempts and make every change an answer makes to the
+        learner's state, in the caller's transaction: the readiness state, the review cards,
+        the daily totals (the answers counted on the day of `counted_at`). A handful of wide
+        statements, whatever the number of attempts: see recording.record_answers."""
+        record_answers(learner_id, attempts, counted_at=counted_at)
 
     def answered_per_topic(self, learner: User, exam: Exam) -> dict[int, int]:
         """How many different questions of each of the exam's topics the learner has
@@ -440,6 +416,32 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             .iterator(chunk_size=5000)
         )
 
+    def batch_answers_after(self, attempt_id: int) -> Iterator[BatchAnswer]:
+        """(attempt id, question, exam, right, learner logit) of the answers after this one
+        that move a question's difficulty, in id order: what a batch applies (a BatchLog)."""
+        return (
+            self.filter(
+                pk__gt=attempt_id,
+                question__isnull=False,
+                topic__isnull=False,
+                exam__isnull=False,
+            )
+            .order_by("pk")
+            .values_list("pk", "question_id", "exam_id", "is_correct", "learner_logit")
+            .iterator(chunk_size=5000)
+        )
+
+    def keep_logits(self, logits: dict[int, float]) -> None:
+        """Store these learner logits (attempt id -> logit), those that changed (a rebuild's
+        new fit): the next batch reads them."""
+        stored = dict(self.filter(pk__in=list(logits)).values_list("pk", "learner_logit"))
+        changed = [
+            Attempt(pk=pk, learner_logit=logit)
+            for pk, logit in logits.items()
+            if stored.get(pk, logit) != logit
+        ]
+        Attempt.objects.bulk_update(changed, ["learner_logit"], batch_size=1000)
+
     def sequence_lengths(self) -> dict[tuple[int, int], int]:
         """Answers with a topic per (learner, exam): how long each sequence the rebuild
         replays is (an AnswerLog). One aggregate query."""
@@ -450,24 +452,6 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             .order_by()
         )
         return {(learner_id, exam_id): count for learner_id, exam_id, count in rows}
-
-
-def _count_answer(quiz_id: int, is_correct: bool, now: datetime) -> None:
-    """One more answered item of the quiz (and right one); finished with the last one. The
-    row lock this UPDATE takes also queues two posts of the same item, so that the loser's
-    insert fails on the unique constraint and its counting is rolled back with it."""
-    Quiz.objects.filter(pk=quiz_id).update(
-        answered_count=F("answered_count") + 1,
-        right_count=F("right_count") + (1 if is_correct else 0),
-        finished_at=Case(
-            When(
-                answered_count__gte=F("item_count") - F("withdrawn_count") - 1,
-                finished_at__isnull=True,
-                then=Value(now),
-            ),
-            default=F("finished_at"),
-        ),
-    )
 
 
 class Attempt(models.Model):
@@ -496,6 +480,11 @@ class Attempt(models.Model):
     )
     serve_nonce = models.CharField(max_length=32, blank=True, default="")
     answered_at = models.DateTimeField(default=timezone.now)
+    # The learner model's logit of this answer without the question's difficulty, as the
+    # answer computed it: the batched update of the question's difficulty reads it (see
+    # progress.readiness.batches). Empty for an answer without a topic, and for the answers
+    # recorded before the batches, which moved their questions at once.
+    learner_logit = models.FloatField(null=True, blank=True)
 
     objects = AttemptQuerySet.as_manager()
 
@@ -561,31 +550,45 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
         return result
 
     def schedule(self, learner_id: int, answers: Sequence[tuple[int, bool, datetime]]) -> None:
-        """Reschedule the learner's cards after these answers (question id, right, when): a
-        wrong answer makes a card if there was none; a right one moves an existing card on.
-        A fixed number of queries however many answers: read the cards, insert, update."""
+        """Reschedule the learner's cards after these answers (question id, right, when), in
+        the caller's transaction, reading the cards first. Two queries."""
         if not answers:
             return
-        cards = {
+        cards: dict[int, ReviewCard] = {
             card.question_id: card
-            for card in self.select_for_update().filter(
+            for card in ReviewCard.objects.select_for_update().filter(
                 learner_id=learner_id, question_id__in={qid for qid, _, _ in answers}
             )
         }
-        new: dict[int, ReviewCard] = {}
-        changed: dict[int, ReviewCard] = {}
+        self.review_answers(learner_id, cards, answers)
+
+    def review_answers(
+        self,
+        learner_id: int,
+        cards: dict[int, "ReviewCard"],
+        answers: Sequence[tuple[int, bool, datetime]],
+    ) -> None:
+        """Reschedule the learner's `cards` (by question id, as read by the caller under the
+        learner's lock) after these answers: a wrong answer makes a card if there was none; a
+        right one moves an existing card on. One upsert, none when no card changes."""
+        touched: dict[int, ReviewCard] = {}
         for question_id, right, when in answers:
-            card = cards.get(question_id) or new.get(question_id)
+            card = touched.get(question_id) or cards.get(question_id)
             if card is None:
                 if right:
                     continue  # right first time: nothing to review
                 card = ReviewCard(learner_id=learner_id, question_id=question_id)
-                new[question_id] = card
-            elif question_id in cards:
-                changed[question_id] = card
             card.review(right, when)
-        ReviewCard.objects.bulk_create(list(new.values()))
-        ReviewCard.objects.bulk_update(list(changed.values()), ["card", "due", "reviews"])
+            touched[question_id] = card
+        for card in touched.values():
+            card.pk = None  # the upsert finds the row by learner and question
+        if touched:
+            ReviewCard.objects.bulk_create(
+                list(touched.values()),
+                update_conflicts=True,
+                unique_fields=["learner", "question"],
+                update_fields=["card", "due", "reviews"],
+            )
 
 
 class ReviewCard(models.Model):
@@ -632,18 +635,12 @@ class LearnerDayQuerySet(models.QuerySet["LearnerDay"]):
             if spent is not None:
                 totals[2] += 1
                 totals[3] += round(spent.total_seconds())
-        # The day's row first if missing (a no-op when it exists, race-free on both databases),
-        # then the increments: two queries per day, whatever happened before.
-        LearnerDay.objects.bulk_create(
-            [LearnerDay(learner_id=learner_id, day=day) for day in days], ignore_conflicts=True
-        )
-        for day, (count, right, timed, seconds) in days.items():
-            self.filter(learner_id=learner_id, day=day).update(
-                answers=F("answers") + count,
-                right=F("right") + right,
-                timed_answers=F("timed_answers") + timed,
-                seconds=F("seconds") + seconds,
-            )
+        if not days:
+            return
+        # One upsert: the day's row made with these totals, or its totals increased.
+        sql, params = day_totals_upsert(learner_id, days)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
 
     def rebuild(self, learner_id: int | None = None) -> int:
         """Recompute the daily totals from the attempts (all learners, or one). Returns the

@@ -1,18 +1,19 @@
-"""Work that answers make for the worker, coalesced: one row per piece of work (an exam's
-cohort figures, the item statistics, a refit of the learner model) counts the answers that
-arrived since the worker last did it. The answer that opens an exam's row enqueues its
-refresh when its transaction commits; the answers after it only count, until the worker takes
-the row. The tasks themselves read every room, so they live with the cohorts
-(`progress.cohorts.tasks`) and the exam's refresh is handed in here at start-up
-(`progress/apps.py`).
+"""Work that answers make for the worker, coalesced: one row per piece of work (the next batch
+of the questions' difficulties, an exam's cohort figures, the item statistics, a refit of the
+learner model). Answers only open the batch's row, and only when their read found it closed
+(`open_batch`, an insert that does nothing when another answer came first): answers lock no
+row that every learner shares. The batch counts its answers into the exams' rows, whose
+refreshes it enqueues when it opens them; the exams' rows count the answers towards the item
+statistics and the refit. The tasks themselves read every room, so they live with the
+cohorts (`progress.cohorts.tasks`) and are handed in here at start-up (`progress/apps.py`).
 
-Races: the count is one upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) on a unique
-key, so of two answers at once exactly one sees the row opened (on PostgreSQL the second
-waits for the first's row; SQLite queues writers). The worker takes a row (locks and deletes
-it) before it reads what to refresh: an answer that counted itself in the row holds its lock
-until it commits, so its data is visible to the refresh that follows; an answer after the
-delete opens a new row and enqueues again. A refresh whose enqueue was lost (a crash between
-commit and enqueue) leaves its row open; the schedule's sweep enqueues it again."""
+Races: an exam's count is one upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) on a
+unique key, so of two counts at once exactly one sees the row opened. The worker takes a row
+(locks and deletes it) before it does the work: an answer that found the batch's row open
+still holds the batch lock's shared side, so the batch waits for it to commit
+(progress.readiness.batches); an answer after the delete opens a new row and enqueues again.
+Work whose enqueue was lost (a crash between commit and enqueue) leaves its row open, or its
+answers after the last batch; the schedule's sweep enqueues it again."""
 
 from collections.abc import Mapping
 from datetime import datetime
@@ -26,6 +27,12 @@ from django.utils import timezone
 # The keys of the rows.
 ITEM_STATISTICS = "item-statistics"
 REFIT = "refit"
+# The batched update of the questions' difficulties (progress.readiness.batches). Answers do
+# not count themselves in it: every learner would lock its row. An answer reads whether it is
+# open (in the query that reads the questions' side, see practice.recording) and only when it
+# is not opens it, with an upsert that does nothing if another answer came first; the batch
+# counts the answers itself and passes them on to the exams' rows.
+QUESTION_BATCH = "question-batch"
 
 
 def exam_key(exam_id: int) -> str:
@@ -80,19 +87,43 @@ class PendingWorkQuerySet(models.QuerySet["PendingWork"]):
                 # Robust: a failed enqueue must not fail the answer; the sweep finds the row.
                 transaction.on_commit(partial(task.enqueue, exam_id), robust=True)
 
+    def open_batch(self) -> None:
+        """Open the row of the next batch of the questions' difficulties (nothing when it is
+        open already) and, when this opened it, enqueue the batch once the caller's
+        transaction commits. One query."""
+        table = connection.ops.quote_name(PendingWork._meta.db_table)
+        work, answers = (connection.ops.quote_name(c) for c in ("work", "answers"))
+        sql = (
+            f"INSERT INTO {table} ({work}, {answers}, opened_at) VALUES (%s, 0, %s) "  # noqa: S608
+            f"ON CONFLICT ({work}) DO NOTHING RETURNING {work}"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [QUESTION_BATCH, timezone.now()])
+            opened = cursor.fetchall()
+        task = _exam_refresh.get("batch")
+        if opened and task is not None:
+            # Robust: a failed enqueue must not fail the answer; the sweep finds the row.
+            transaction.on_commit(task.enqueue, robust=True)
+
     def stale_exams(self, opened_before: datetime) -> list[int]:
         """Exams whose refresh has waited since before this time: lost or slow."""
         keys = self.filter(work__startswith="exam:", opened_at__lt=opened_before)
         return [int(key.split(":", 1)[1]) for key in keys.values_list("work", flat=True)]
 
 
-# The task that refreshes an exam's figures (taking the exam's id), handed in at start-up.
+# The tasks handed in at start-up: "task" refreshes an exam's figures (taking the exam's id),
+# "batch" applies the next batch of the questions' difficulties.
 _exam_refresh: dict[str, Task[Any, Any]] = {}
 
 
 def on_exam_answers(task: Task[Any, Any]) -> None:
     """Enqueue `task` with the exam's id when answers open an exam's row."""
     _exam_refresh["task"] = task
+
+
+def on_question_batch(task: Task[Any, Any]) -> None:
+    """Enqueue `task` (no arguments) when an answer opens the row of the next batch."""
+    _exam_refresh["batch"] = task
 
 
 class PendingWork(models.Model):

@@ -246,8 +246,7 @@ def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
             source=Source.QUIZ,
             served_at=item.served_at,
             quiz_item=item,
-        )
-        quiz.refresh_from_db(fields=["answered_count", "right_count", "finished_at"])
+        )  # it sets the quiz's counters as the answer left them
     elif attempt is None and item.served_at is None:
         item.served_at = timezone.now()
         QuizItem.objects.filter(pk=item.pk, served_at__isnull=True).update(served_at=item.served_at)

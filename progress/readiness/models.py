@@ -1,18 +1,18 @@
 """Readiness: the learner model's state, stored. The model (progress.engine) is plain Python;
-its state lives in these rows: a learner's overall ability and profile, one row per learner and
-topic, one per question, and the parameters in use. Every recorded answer updates them in its
-own transaction (`LearnerReadiness.objects.lock`, then `apply`); `rebuild` recomputes them all
+its state lives in these rows: a learner's overall ability and profile on each exam, one row
+per learner and topic, one per question, and the parameters in use. Every recorded answer
+updates the learner's rows in its own transaction (`ExamAbility.objects.lock`, then `apply`
+and `save`); the questions' rows move in batches (`batches`); `rebuild` recomputes them all
 from the attempts. Pages only read them, and the figures computed from them per exam
 (ExamReadiness)."""
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.db import models
-from django.db.models import F
+from django.db import connection, models
 from django.utils import timezone
 
 from progress.accounts.models import User
@@ -84,12 +84,21 @@ class ModelInUse:
 
 _MODELS: dict[tuple[int, datetime] | None, ModelInUse] = {}
 
+# The advisory lock of the batches of the questions' difficulties (see batches.py): any number
+# the site uses for nothing else, here "QBATCH" in ASCII.
+QUESTION_BATCH_LOCK = 0x514241544348
+
 
 def current_model() -> ModelInUse:
-    """The model in use. One query; the parsed parameters are kept per process, keyed by the
-    fit's id and creation time (SQLite may give a deleted fit's id to the next one). Nobody
-    changes them: callers pass their own ItemState copies to the model."""
-    newest = ReadinessFit.objects.order_by("-pk").values_list("pk", "created_at").first()
+    """The model in use. One query (`model_of` says which fit that is)."""
+    return model_of(ReadinessFit.objects.order_by("-pk").values_list("pk", "created_at").first())
+
+
+def model_of(newest: tuple[int, datetime] | None) -> ModelInUse:
+    """The model of the newest fit (its id and creation time; None: no fit yet). The parsed
+    parameters are kept per process, keyed by both (SQLite may give a deleted fit's id to the
+    next one): a query only when a new fit has been stored. Nobody changes them: callers pass
+    their own ItemState copies to the model."""
     in_use = _MODELS.get(newest)
     if in_use is None:
         if newest is None:
@@ -116,35 +125,43 @@ Mover = tuple[int, int, int | None, bool, float]
 # The answers kept per learner and exam: enough to say what moved readiness since a visit.
 MOVERS_KEPT = 40
 
+# What an answer leaves for the batched update of its question's difficulty (see
+# progress.readiness.batches): (attempt id, question id, right, the learner's logit without
+# the question's difficulty).
+ItemAnswer = tuple[int, int, bool, float]
+
 
 def replay_answers(
     in_use: ModelInUse,
     learner: learner_model.LearnerState,
-    items: dict[int, learner_model.ItemState],
+    items: Mapping[int, learner_model.ItemState],
     answers: Sequence[ModelAnswer],
     *,
     measure: bool = True,
+    item_answers: list[ItemAnswer] | None = None,
 ) -> list[Mover]:
-    """Apply answers in order to a learner's state on one exam and to the questions' states
-    (both changed in place): the same steps for an answer recorded now and for one replayed by
-    a rebuild. Returns what each answer did to its topic's readiness (a typical question of
-    the topic, in percentage points), for the explanations; with `measure` False (a rebuild's
-    answers older than the ones kept) nothing is measured, which halves the cost."""
+    """Apply answers in order to a learner's state on one exam (changed in place), reading the
+    questions' states without changing them: their difficulties move later, in batches (see
+    progress.readiness.batches), from what each answer appends to `item_answers`. The same
+    steps for an answer recorded now and for one replayed by a rebuild. Returns what each
+    answer did to its topic's readiness (a typical question of the topic, in percentage
+    points), for the explanations; with `measure` False (a rebuild's answers older than the
+    ones kept) nothing is measured, which halves the cost."""
     model = in_use.model
     moved: list[Mover] = []
     for attempt_id, question_id, topic_id, _, correct in answers:
         item = items.get(question_id) if question_id is not None else None
-        learn = item is not None and in_use.learns_from(attempt_id, question_id)
         if measure:
             before = model.topic_readiness(learner, str(topic_id)).probability
-        model.update(
+        logit = model.update_learner(
             learner,
             str(topic_id),
             str(question_id),
             correct,
             item=item if item is not None else in_use.new_item(),
-            learn_item=learn,
         )
+        if item is not None and question_id is not None and item_answers is not None:
+            item_answers.append((attempt_id, question_id, correct, logit + item.difficulty))
         if measure:
             after = model.topic_readiness(learner, str(topic_id)).probability
             moved.append(
@@ -153,75 +170,126 @@ def replay_answers(
     return moved
 
 
-class LearnerReadinessQuerySet(models.QuerySet["LearnerReadiness"]):
-    def lock(
-        self, learner_id: int, question_ids: Iterable[int | None], exam_ids: Iterable[int | None]
-    ) -> "ReadinessUpdate":
-        """Start updating the learner's state after answers to these questions, in the
-        caller's transaction, BEFORE the attempts are inserted: the learner's row is locked
-        first (two answers of one learner queue there), then the questions' rows in id order
-        (two learners answering one question queue there; one order everywhere, so no
-        deadlock). Taking the locks before the attempts get their ids makes the id order the
-        order of the updates, which is what a rebuild replays. The learner's state on each
-        exam answered (ExamAbility) is read under the learner's lock. Six queries: the fit
-        in use, the learner's row (insert if missing, lock), the exams' states, the questions'
-        rows (insert if missing, lock); one more for an exam answered for the first time."""
-        in_use = current_model()
-        LearnerReadiness.objects.bulk_create(
-            [LearnerReadiness(learner_id=learner_id)], ignore_conflicts=True
-        )
-        row = self.select_for_update().get(learner_id=learner_id)
+class ExamAbilityQuerySet(models.QuerySet["ExamAbility"]):
+    def lock(self, learner_id: int, exam_ids: Iterable[int | None]) -> "ReadinessUpdate":
+        """Start updating the learner's state on these exams, in the caller's transaction,
+        BEFORE the attempts are inserted. One statement: it makes the learner's rows of the
+        exams that lack one and locks them all, in exam order (two answers of one learner to
+        an exam queue there, so that the id order of a learner's attempts is the order of
+        their updates, which a rebuild replays), and returns their state and which fit is in
+        use (the parsed parameters are kept per process: see `model_of`). On PostgreSQL it
+        first takes the shared side of the lock that the batched update of the questions'
+        difficulties takes alone (QUESTION_BATCH_LOCK, see batches.py): learners never wait for
+        each other there, and no batch can start between this answer's reading of the
+        questions' states and its commit. SQLite runs one writing transaction at a time."""
         exams = sorted({exam_id for exam_id in exam_ids if exam_id is not None})
-        abilities = {a.exam_id: a for a in ExamAbility.objects.filter(learner_id=learner_id)
-                     .filter(exam_id__in=exams)}  # fmt: skip
-        new = [ExamAbility(learner_id=learner_id, exam_id=e) for e in exams if e not in abilities]
-        if new:
-            ExamAbility.objects.bulk_create(new)
-            abilities.update((ability.exam_id, ability) for ability in new)
-        ids = sorted({qid for qid in question_ids if qid is not None})
-        QuestionReadiness.objects.bulk_create(
-            [QuestionReadiness.from_state(q, in_use.starting_item(q)) for q in ids],
-            ignore_conflicts=True,
-        )
-        items = list(
-            QuestionReadiness.objects.select_for_update()
-            .filter(question_id__in=ids)
-            .order_by("question_id")
-        )
-        return ReadinessUpdate(in_use, row, abilities, items)
+        if not exams:
+            return ReadinessUpdate(current_model(), learner_id, {})
+        rows, newest = _lock_abilities(learner_id, exams)
+        abilities = {}
+        for pk, exam_id, state, answers, movers in rows:
+            ability = ExamAbility(
+                pk=pk, learner_id=learner_id, exam_id=exam_id, state=_json(state),
+                answers=answers, movers=_json(movers),
+            )  # fmt: skip
+            abilities[exam_id] = ability
+        return ReadinessUpdate(model_of(newest), learner_id, abilities)
+
+
+def _json(value: Any) -> Any:
+    """A JSON column read by a raw query: text on SQLite (and with Django's psycopg set-up)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def _lock_abilities(
+    learner_id: int, exams: Sequence[int]
+) -> tuple[list[tuple[Any, ...]], tuple[int, datetime] | None]:
+    """See ExamAbilityQuerySet.lock: (the rows (id, exam id, state, answers, movers), the
+    newest fit's (id, created at) or None)."""
+    q = connection.ops.quote_name
+    table, fits = q(ExamAbility._meta.db_table), q(ReadinessFit._meta.db_table)
+    postgres = connection.vendor == "postgresql"
+    empty_object, empty_list = ("'{}'::jsonb", "'[]'::jsonb") if postgres else ("'{}'", "'[]'")
+    values = ", ".join(["(%s, %s)"] * len(exams))
+    params: list[Any] = [value for exam_id in exams for value in (learner_id, exam_id)]
+    # The gate: the shared side of the batch lock, taken before the first row is locked.
+    gate = (
+        "WITH gate AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(%s)) " if postgres else ""
+    )
+    # Only quoted names, literals and placeholders go into the text; the values are parameters.
+    source = (
+        f"SELECT v.l, v.e, {empty_object}, 0, {empty_list}, NULL "  # noqa: S608
+        f"FROM gate, (VALUES {values}) AS v(l, e)"
+        if postgres
+        else f"SELECT v.column1, v.column2, {empty_object}, 0, {empty_list}, NULL "  # noqa: S608
+        f"FROM (VALUES {values}) AS v WHERE true"  # WHERE: SQLite's upsert needs it here
+    )
+    sql = (
+        f"{gate}INSERT INTO {table} (learner_id, exam_id, state, answers, movers, updated_at) "  # noqa: S608
+        f"{source} ON CONFLICT (learner_id, exam_id) DO UPDATE SET answers = {table}.answers "
+        "RETURNING id, exam_id, state, answers, movers, "
+        f"(SELECT id FROM {fits} ORDER BY id DESC LIMIT 1), "
+        f"(SELECT created_at FROM {fits} ORDER BY id DESC LIMIT 1)"
+    )
+    if postgres:
+        params.insert(0, QUESTION_BATCH_LOCK)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    rows.sort(key=lambda row: row[1])
+    newest = None
+    if rows and rows[0][5] is not None:
+        created = rows[0][6]
+        if isinstance(created, str):  # SQLite hands back the stored text
+            created = models.DateTimeField().to_python(created)
+            if timezone.is_naive(created):
+                created = timezone.make_aware(created, UTC)
+        newest = (rows[0][5], created)
+    return [row[:5] for row in rows], newest
 
 
 @dataclass
 class ReadinessUpdate:
-    """The locked rows of one update (see LearnerReadinessQuerySet.lock)."""
+    """The locked rows of one update (see ExamAbilityQuerySet.lock), then what `apply`
+    computed from them, written by `save`."""
 
     in_use: ModelInUse
-    row: "LearnerReadiness"
+    learner_id: int
     abilities: dict[int, "ExamAbility"]
-    item_rows: list["QuestionReadiness"]
+    topic_rows: dict[int, "TopicReadiness"] = field(default_factory=dict)
+    item_answers: list[ItemAnswer] = field(default_factory=list)
+    _topic_ids: list[int] = field(default_factory=list)
+    _topic_states: dict[int, learner_model.LearnerTopicState] = field(default_factory=dict)
+    _sums: dict[int, float] = field(default_factory=dict)
+    _answered: set[int] = field(default_factory=set)
 
-    def apply(self, answers: Sequence[ModelAnswer], counts: Mapping[int, Sequence[int]]) -> None:
-        """Update the learner's abilities and topics and the questions' difficulties after
-        these answers (those of questions given to `lock`). Readiness on an exam moves only
-        with answers to that exam's questions: each exam has its own overall ability. `counts`
-        holds the learner's [right, wrong] answers to each of these questions before them, a
-        feature of a question met before: the caller reads them from the attempts after `lock`
-        (which queues the learner's other answers) and before inserting these. Five queries
-        whatever their number: the topics, then the four writes."""
-        answers = [a for a in answers if a[2] is not None and a[3] in self.abilities]
-        if not answers:
-            return
-        learner_id = self.row.learner_id
+    def apply(
+        self,
+        answers: Sequence[ModelAnswer],
+        counts: Mapping[int, Sequence[int]],
+        items: Mapping[int, learner_model.ItemState],
+        topic_rows: Sequence["TopicReadiness"],
+    ) -> dict[int, float]:
+        """Update the learner's abilities and topics after these answers (in memory: `save`
+        writes them), reading the questions' states in `items` (each question answered; the
+        caller gives a new question its starting state). Readiness on an exam moves only with
+        answers to that exam's questions: each exam has its own overall ability. `counts`
+        holds the learner's [right, wrong] answers to each question before these, a feature of
+        a question met before; `topic_rows` the learner's rows of the topics answered. The
+        answers' attempt ids are their positions in `answers` until `save` is given the real
+        ones (as -1 - position meanwhile). Returns, per position, the learner's logit without
+        the question's difficulty, which the attempt keeps for the batched update of the
+        question. No query."""
+        numbered = [(-n - 1, *a[1:]) for n, a in enumerate(answers)]
+        mine_all = [a for a in numbered if a[2] is not None and a[3] in self.abilities]
+        if not mine_all:
+            return {}
         model = self.in_use.model
-        topic_ids = sorted({topic_id for _, _, topic_id, _, _ in answers if topic_id is not None})
-        topic_rows = list(
-            TopicReadiness.objects.filter(learner_id=learner_id, topic_id__in=topic_ids)
-        )
+        self._topic_ids = sorted({int(a[2] or 0) for a in mine_all})
+        self.topic_rows = {row.topic_id: row for row in topic_rows}
         sums = {row.topic_id: row.difficulty_sum for row in topic_rows}
-        items = {r.question_id: r.item_state() for r in self.item_rows}
-        topic_states: dict[int, learner_model.LearnerTopicState] = {}
         for exam_id, ability in self.abilities.items():
-            mine = [a for a in answers if a[3] == exam_id]
+            mine = [a for a in mine_all if a[3] == exam_id]
             if not mine:
                 continue
             touched = {int(topic_id or 0) for _, _, topic_id, _, _ in mine}
@@ -234,22 +302,37 @@ class ReadinessUpdate:
                     sums[int(topic_id or 0)] = sums.get(int(topic_id or 0), 0.0) + (
                         item.difficulty if item is not None else 0.0
                     )
-            moved = replay_answers(self.in_use, state, items, mine)
+            moved = replay_answers(self.in_use, state, items, mine, item_answers=self.item_answers)
             ability.absorb(state, moved, len(mine))
+            self._answered.add(exam_id)
             for topic_id in touched:
-                topic_states[topic_id] = state.topics[str(topic_id)]
+                self._topic_states[topic_id] = state.topics[str(topic_id)]
+        self._sums = sums
+        return {-placeholder - 1: logit for placeholder, _, _, logit in self.item_answers}
+
+    def save(self, attempt_ids: Sequence[int]) -> None:
+        """Write what `apply` computed, the answers' positions replaced by their attempts'
+        ids. One update per exam answered, and one upsert of the topics."""
+        if not self._topic_ids:
+            return
         now = timezone.now()
-        LearnerReadiness.objects.filter(pk=learner_id).update(
-            answers=F("answers") + len(answers), updated_at=now
-        )
-        changed = [a for a in self.abilities.values() if a.updated_at is None]
-        for ability in changed:
-            ability.updated_at = now
-        ExamAbility.objects.bulk_update(changed, ["state", "answers", "movers", "updated_at"])
+        for exam_id in self._answered:
+            ability = self.abilities[exam_id]
+            ability.movers = [
+                [attempt_ids[-m[0] - 1], *m[1:]] if m[0] < 0 else m for m in ability.movers
+            ]
+            # Its row is locked (see `lock`): a plain write of the new state.
+            ExamAbility.objects.filter(pk=ability.pk).update(
+                state=ability.state, answers=ability.answers, movers=ability.movers,
+                updated_at=now,
+            )  # fmt: skip
+        # The topics' rows: made on a first answer to a topic, else overwritten.
         TopicReadiness.objects.bulk_create(
             [
-                TopicReadiness.from_state(learner_id, t, topic_states[t], now, sums.get(t, 0.0))
-                for t in topic_ids
+                TopicReadiness.from_state(
+                    self.learner_id, t, self._topic_states[t], now, self._sums.get(t, 0.0)
+                )
+                for t in self._topic_ids
             ],
             update_conflicts=True,
             unique_fields=["learner", "topic"],
@@ -257,27 +340,6 @@ class ReadinessUpdate:
                 "state", "answers", "ability", "variance", "difficulty_sum", "updated_at",
             ],
         )  # fmt: skip
-        QuestionReadiness.objects.bulk_update(
-            [QuestionReadiness.from_state(q, item) for q, item in items.items()],
-            ["difficulty", "variance", "answers", "profile"],
-        )
-
-
-class LearnerReadiness(models.Model):
-    """A learner's row: what a learner's answers lock first, so that they update the state
-    one after another, and how many answers have been counted. The abilities are per exam
-    (ExamAbility) and per topic (TopicReadiness)."""
-
-    learner = models.OneToOneField(
-        User, on_delete=models.CASCADE, primary_key=True, related_name="readiness"
-    )
-    answers = models.PositiveIntegerField(default=0)
-    updated_at = models.DateTimeField(default=timezone.now)
-
-    objects = LearnerReadinessQuerySet.as_manager()
-
-    def __str__(self) -> str:
-        return f"Readiness of {self.learner_id} ({self.answers} answers)"
 
 
 class ExamAbility(models.Model):
@@ -296,9 +358,12 @@ class ExamAbility(models.Model):
     movers = models.JSONField(default=list)
     updated_at = models.DateTimeField(null=True, blank=True)
 
+    objects = ExamAbilityQuerySet.as_manager()
+
     class Meta:
         constraints = [
-            # Its index also serves "this learner's states on these exams".
+            # Its index also serves "this learner's states on these exams", and it is the
+            # conflict target of ExamAbilityQuerySet.lock's upsert.
             models.UniqueConstraint(fields=["learner", "exam"], name="exam_ability_once"),
         ]
 
@@ -323,7 +388,6 @@ class ExamAbility(models.Model):
         self.state = state_of(state)
         self.answers += count
         self.movers = [*self.movers, *(list(m) for m in moved)][-MOVERS_KEPT:]
-        self.updated_at = None  # marks it changed for ReadinessUpdate.apply
 
 
 def state_of(state: learner_model.LearnerState) -> dict[str, Any]:
@@ -536,3 +600,21 @@ class StudyGoal(models.Model):
     @property
     def days_left(self) -> int:
         return (self.target_date - timezone.localdate()).days
+
+
+class QuestionBatch(models.Model):
+    """One batched update of the questions' difficulties (see progress.readiness.batches):
+    it applied the answers after the previous batch's last attempt, up to and including
+    `last_attempt_id`, in attempt order. The rows are the batch boundaries a rebuild replays:
+    between two of them, every answer read the questions' states as the earlier one left
+    them."""
+
+    last_attempt_id = models.BigIntegerField(unique=True)
+    answers = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "question batches"
+
+    def __str__(self) -> str:
+        return f"Question batch up to attempt {self.last_attempt_id} ({self.answers} answers)"

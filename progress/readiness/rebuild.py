@@ -15,13 +15,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from progress.engine import learner_model
+from progress.readiness.batches import learn_items, lock_out_answers
 from progress.readiness.models import (
     MIN_FIT_ANSWERS,
     MIN_FIT_LEARNERS,
     MOVERS_KEPT,
     ExamAbility,
-    LearnerReadiness,
+    ItemAnswer,
     Mover,
+    QuestionBatch,
     QuestionReadiness,
     ReadinessFit,
     TopicReadiness,
@@ -57,6 +59,10 @@ class AnswerLog(Protocol):
 
     def sequence_lengths(self) -> dict[tuple[int, int], int]:
         """How many answers with a topic each learner gave to each exam, by (learner, exam)."""
+        ...
+
+    def keep_logits(self, logits: dict[int, float]) -> None:
+        """Store these learner logits (by attempt id) on their attempts, for the next batch."""
         ...
 
 
@@ -106,9 +112,12 @@ def rebuild_readiness(
     """Recompute every learner's and question's state from the attempts (after an upgrade of
     the model, or to recover); first fit the parameters on the attempts when asked and there
     are enough. The replay is the incremental update run over the attempts in the order they
-    were recorded, so its result equals the stored state it replaces. Answers recorded while
-    it runs are replayed inside the final transaction, which holds the state rows until it
-    commits (answers arriving then wait for it)."""
+    were recorded, the questions' difficulties moved at the recorded batch boundaries
+    (QuestionBatch) as the worker moved them, so its result equals the stored state it
+    replaces; the answers after the last boundary are left to the next batch, with their
+    logits as this replay computed them (new ones after a new fit). Answers recorded while it
+    runs are replayed inside the final transaction, which locks out answers and batches until
+    it commits (they wait for it)."""
     report = RebuildReport()
     if fit:
         report.fit, report.fit_report, report.fit_skipped = fit_on_attempts(log)
@@ -123,12 +132,31 @@ def rebuild_readiness(
     topic_last: dict[tuple[int, int], datetime] = {}
     counts: dict[int, int] = {}
     sums: dict[tuple[int, int], float] = {}  # (learner, topic) -> difficulty_sum
+    # The questions' states as the last boundary passed left them (a question not batched
+    # yet: its starting state), and the answers waiting for the next boundary.
     items: dict[int, learner_model.ItemState] = {}
+    batched: set[int] = set()
+    waiting: list[ItemAnswer] = []
+    boundaries = deque(
+        QuestionBatch.objects.order_by("last_attempt_id").values_list("last_attempt_id", flat=True)
+    )
 
-    def replay(rows: Iterator[LoggedAnswer]) -> int:
+    def pass_boundaries(attempt_id: int) -> None:
+        """Apply the waiting answers at each boundary before this attempt, as the batches did."""
+        while boundaries and boundaries[0] < attempt_id:
+            boundary = boundaries.popleft()
+            done = [a for a in waiting if a[0] <= boundary]
+            learn_items(in_use, items, done)
+            batched.update(question_id for _, question_id, _, _ in done)
+            del waiting[: len(done)]
+
+    def replay(rows: Iterator[LoggedAnswer], up_to: int | None = None) -> int:
         last = 0
         for attempt_id, learner_id, question_id, topic_id, exam_id, correct, at in rows:
+            if up_to is not None and attempt_id > up_to:
+                break  # read again, under the lock, by the final replay
             last = attempt_id
+            pass_boundaries(attempt_id)
             if topic_id is None or exam_id is None:
                 continue
             key = (learner_id, exam_id)
@@ -145,7 +173,9 @@ def rebuild_readiness(
             answer = (attempt_id, question_id, topic_id, exam_id, correct)
             done = exam_counts.get(key, 0)
             measure = done >= lengths.get(key, 0) - MOVERS_KEPT  # newer ones: always
-            moved = replay_answers(in_use, state, items, [answer], measure=measure)
+            moved = replay_answers(
+                in_use, state, items, [answer], measure=measure, item_answers=waiting
+            )
             if moved:
                 kept = movers.get(key)
                 if kept is None:
@@ -161,21 +191,25 @@ def rebuild_readiness(
                 progress(report.answers)
         return last
 
-    last_id = replay(log.answers_after(0))
+    # Outside the lock, only the answers up to the last boundary: a batch made meanwhile could
+    # still cover the later ones, and the answers after it read what it left. The rest is
+    # replayed under the lock, with every boundary.
+    last_id = replay(log.answers_after(0), up_to=max(boundaries, default=0))
     with transaction.atomic():
+        lock_out_answers()
+        # Batches made while the replay ran: their boundaries come after the ones read.
+        seen = max(boundaries, default=0)
+        boundaries.extend(
+            QuestionBatch.objects.filter(last_attempt_id__gt=seen)
+            .order_by("last_attempt_id")
+            .values_list("last_attempt_id", flat=True)
+        )
         TopicReadiness.objects.all().delete()
         ExamAbility.objects.all().delete()
-        LearnerReadiness.objects.all().delete()
         QuestionReadiness.objects.all().delete()
         replay(log.answers_after(last_id))
+        pass_boundaries(2**62)  # every boundary recorded, even after the last attempt
         now = timezone.now()
-        LearnerReadiness.objects.bulk_create(
-            (
-                LearnerReadiness(learner_id=learner_id, answers=count, updated_at=now)
-                for learner_id, count in counts.items()
-            ),
-            batch_size=2000,
-        )
         ExamAbility.objects.bulk_create(
             (
                 ExamAbility(
@@ -202,16 +236,18 @@ def rebuild_readiness(
             ),
             batch_size=2000,
         )
-        existing = set(Question.objects.filter(pk__in=list(items)).values_list("pk", flat=True))
+        existing = set(Question.objects.filter(pk__in=list(batched)).values_list("pk", flat=True))
         QuestionReadiness.objects.bulk_create(
             (
-                QuestionReadiness.from_state(qid, item)
-                for qid, item in items.items()
+                QuestionReadiness.from_state(qid, items[qid])
+                for qid in sorted(batched)
                 if qid in existing
             ),
             batch_size=2000,
         )
-    report.learners, report.questions = len(counts), len(items)
+        # The next batch applies the answers after the last boundary with these logits.
+        log.keep_logits({attempt_id: logit for attempt_id, _, _, logit in waiting})
+    report.learners, report.questions = len(counts), len(batched)
     if progress is not None:
         progress(report.answers)
     return report

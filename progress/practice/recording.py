@@ -1,0 +1,229 @@
+"""Recording answers: the product's core write, in a few wide statements.
+
+`record_answers` makes every change an answer makes to the learner's own state, in the
+caller's transaction: the attempt, the learner's readiness on the exam and its topics, the
+review card, the daily totals. The questions' difficulties are the worker's, in batches (see
+progress.readiness.batches); the answer only reads them and, when no batch is pending yet,
+opens one. Nothing here locks a row that another learner's answer needs: the learner's own
+rows queue the learner's own answers, and the learners share only the batch lock's shared
+side.
+
+The ORM's statement compilation costs as much as running the statements, so the reads are one
+raw query, commented, and each write is one statement."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from django.apps import apps
+from django.db import connection, models
+from django.utils import timezone
+
+from progress.engine import learner_model
+from progress.practice.pending import QUESTION_BATCH, PendingWork
+from progress.readiness.models import (
+    ExamAbility,
+    QuestionReadiness,
+    TopicReadiness,
+)
+
+
+def _model(name: str) -> Any:
+    """A practice model, from the app registry: practice.models imports this module (its
+    QuerySets delegate here), so this module cannot import it back."""
+    return apps.get_model("progress", name)
+
+
+@dataclass
+class QuestionSide:
+    """What one query reads about the answered questions (see `read_question_side`)."""
+
+    items: dict[int, learner_model.ItemState] = field(default_factory=dict)
+    cards: dict[int, Any] = field(default_factory=dict)  # ReviewCard by question id
+    topic_rows: dict[int, TopicReadiness] = field(default_factory=dict)
+    counts: dict[int, list[int]] = field(default_factory=dict)
+    topic_of: dict[int, int] = field(default_factory=dict)
+    batch_pending: bool = True
+
+
+def _json(value: Any) -> Any:
+    import json
+
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def read_question_side(learner_id: int, question_ids: Sequence[int]) -> QuestionSide:
+    """One query, a row per question: its stored state for the model (none before the first
+    batch that saw it), the learner's review card, the learner's row of its topic, the
+    learner's earlier right and wrong answers to it (two index-only counts on the
+    attempt_learner_q index), and whether a batch of the questions' difficulties is pending
+    already. Read after the learner's exam rows are locked, so that no answer of the same
+    learner to the exam is in flight."""
+    from questions.models import Question
+
+    Attempt, ReviewCard = _model("Attempt"), _model("ReviewCard")
+
+    side = QuestionSide()
+    if not question_ids:
+        return side
+    q = connection.ops.quote_name
+    tables = {
+        "question": q(Question._meta.db_table),
+        "state": q(QuestionReadiness._meta.db_table),
+        "card": q(ReviewCard._meta.db_table),
+        "topic": q(TopicReadiness._meta.db_table),
+        "attempt": q(Attempt._meta.db_table),
+        "pending": q(PendingWork._meta.db_table),
+    }
+    earlier = (
+        "(SELECT COUNT(*) FROM {attempt} a WHERE a.learner_id = %s AND a.question_id = qu.id "
+        "AND a.is_correct = %s)"
+    )
+    # Only quoted table names and placeholders go into the text; the values are parameters.
+    sql = (
+        "SELECT qu.id, qu.topic_id, s.difficulty, s.variance, s.answers, s.profile, "  # noqa: S608
+        "c.id, c.card, c.reviews, t.id, t.state, t.difficulty_sum, "
+        f"{earlier}, {earlier}, "
+        "EXISTS (SELECT 1 FROM {pending} p WHERE p.work = %s) "
+        "FROM {question} qu "
+        "LEFT JOIN {state} s ON s.question_id = qu.id "
+        "LEFT JOIN {card} c ON c.learner_id = %s AND c.question_id = qu.id "
+        "LEFT JOIN {topic} t ON t.learner_id = %s AND t.topic_id = qu.topic_id "
+        f"WHERE qu.id IN ({', '.join(['%s'] * len(question_ids))})"
+    ).format(**tables)
+    params: list[Any] = [
+        learner_id,
+        True,
+        learner_id,
+        False,
+        QUESTION_BATCH,
+        learner_id,
+        learner_id,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *question_ids])
+        rows = cursor.fetchall()
+    for (qid, topic_id, difficulty, variance, answers, profile, card_id, card, reviews,
+         topic_row_id, topic_state, difficulty_sum, right, wrong, pending) in rows:  # fmt: skip
+        side.topic_of[qid] = topic_id
+        side.counts[qid] = [right, wrong]
+        side.batch_pending = bool(pending)
+        if difficulty is not None:
+            side.items[qid] = learner_model.ItemState(
+                difficulty, variance, answers, [float(v) for v in _json(profile)]
+            )
+        if card_id is not None:
+            side.cards[qid] = ReviewCard(
+                pk=card_id, learner_id=learner_id, question_id=qid, card=_json(card),
+                reviews=reviews,
+            )  # fmt: skip
+        if topic_row_id is not None:
+            side.topic_rows[topic_id] = TopicReadiness(
+                pk=topic_row_id, learner_id=learner_id, topic_id=topic_id,
+                state=_json(topic_state), difficulty_sum=difficulty_sum,
+            )  # fmt: skip
+    return side
+
+
+def record_answers(learner_id: int, attempts: list[Any], *, counted_at: datetime) -> None:
+    """Insert a learner's new attempts and make every change they make to the learner's
+    state, in the caller's transaction (see the module's docstring). Queries, whatever the
+    number of attempts: the lock of the learner's exam rows, the read of the questions' side,
+    the insert, the exam rows' update (one per exam), the topics' upsert, the review cards'
+    upsert (when one changes), the daily totals' upsert; and the opening of a batch when none
+    is pending (with its enqueue after commit)."""
+    Attempt, LearnerDay, ReviewCard = _model("Attempt"), _model("LearnerDay"), _model("ReviewCard")
+
+    question_ids = sorted({a.question_id for a in attempts if a.question_id is not None})
+    update = ExamAbility.objects.lock(learner_id, {a.exam_id for a in attempts})
+    side = read_question_side(learner_id, question_ids)
+    topic_rows = dict(side.topic_rows)
+    other_topics = {
+        a.topic_id
+        for a in attempts
+        if a.topic_id is not None and a.topic_id != side.topic_of.get(a.question_id or 0)
+    } - set(topic_rows)
+    if other_topics:  # a question moved to another topic since its page was cached: rare
+        topic_rows.update(
+            (row.topic_id, row)
+            for row in TopicReadiness.objects.filter(
+                learner_id=learner_id, topic_id__in=other_topics
+            )
+        )
+    items = {qid: side.items.get(qid) or update.in_use.starting_item(qid) for qid in question_ids}
+    logits = update.apply(
+        [(0, a.question_id, a.topic_id, a.exam_id, a.is_correct) for a in attempts],
+        side.counts,
+        items,
+        list(topic_rows.values()),
+    )
+    for n, attempt in enumerate(attempts):
+        attempt.learner_logit = logits.get(n)
+    Attempt.objects.bulk_create(attempts)
+    update.save([a.pk for a in attempts])
+    ReviewCard.objects.review_answers(
+        learner_id,
+        side.cards,
+        [(a.question_id, a.is_correct, a.answered_at) for a in attempts if a.question_id],
+    )
+    LearnerDay.objects.count_answers(
+        learner_id, [(counted_at, a.is_correct, a.time_spent) for a in attempts]
+    )
+    if not side.batch_pending and question_ids:
+        PendingWork.objects.open_batch()
+
+
+def day_totals_upsert(learner_id: int, days: dict[date, list[int]]) -> tuple[str, list[Any]]:
+    """The daily totals' upsert (see LearnerDayQuerySet.count_answers): the SQL, its values."""
+    LearnerDay = _model("LearnerDay")
+    q = connection.ops.quote_name
+    table = q(LearnerDay._meta.db_table)
+    columns = ["answers", "right", "timed_answers", "seconds"]
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(days))
+    increments = ", ".join(f"{q(c)} = {table}.{q(c)} + excluded.{q(c)}" for c in columns)
+    sql = (
+        f"INSERT INTO {table} (learner_id, day, {', '.join(q(c) for c in columns)}) "  # noqa: S608
+        f"VALUES {values} ON CONFLICT (learner_id, day) DO UPDATE SET {increments}"
+    )
+    params: list[Any] = []
+    for day, totals in sorted(days.items()):
+        params += [learner_id, day, *totals]
+    return sql, params
+
+
+def quiz_loaded(quiz_item: Any) -> bool:
+    """Whether the item's quiz was loaded with it (select_related)."""
+    return bool(_model("QuizItem").quiz.is_cached(quiz_item))
+
+
+def count_quiz_answer(quiz_id: int, is_correct: bool, now: datetime) -> tuple[Any, ...] | None:
+    """One more answered item of the quiz (and right one); finished with the last one. The
+    row lock this UPDATE takes also queues two posts of the same item, so that the loser's
+    insert fails on the unique constraint and its counting is rolled back with it. Returns
+    the counters it left (answered, right, finished at). One query."""
+    Quiz = _model("Quiz")
+    q = connection.ops.quote_name
+    table = q(Quiz._meta.db_table)
+    answered, right, finished, items, withdrawn = (
+        q(c)
+        for c in ("answered_count", "right_count", "finished_at", "item_count", "withdrawn_count")
+    )
+    # Withdrawn items are never answered: the quiz ends with the last of the others.
+    sql = (
+        f"UPDATE {table} SET {answered} = {answered} + 1, {right} = {right} + %s, "  # noqa: S608
+        f"{finished} = CASE WHEN {answered} >= {items} - {withdrawn} - 1 "
+        f"AND {finished} IS NULL THEN %s "
+        f"ELSE {finished} END WHERE id = %s RETURNING {answered}, {right}, {finished}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [1 if is_correct else 0, now, quiz_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    finished_at = row[2]
+    if isinstance(finished_at, str):  # SQLite hands back the stored text
+        finished_at = models.DateTimeField().to_python(finished_at)
+        if finished_at is not None and timezone.is_naive(finished_at):
+            finished_at = timezone.make_aware(finished_at, UTC)
+    return row[0], row[1], finished_at

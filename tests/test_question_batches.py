@@ -1,0 +1,203 @@
+"""The questions' difficulties move in batches, through the worker, not in the learner's
+transaction: a batch applies the answers since the last one in attempt order, once; a batch
+that fails loses nothing; a rebuild replays the recorded batch boundaries and gives the state
+the batches built; and recording an answer takes a fixed, small number of queries."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.db import IntegrityError
+
+from progress.engine import learner_model
+from progress.practice.models import Attempt, ReviewCard
+from progress.practice.pending import QUESTION_BATCH, PendingWork
+from progress.readiness.batches import apply_question_batch
+from progress.readiness.models import (
+    ExamAbility,
+    QuestionBatch,
+    QuestionReadiness,
+    TopicReadiness,
+    current_model,
+)
+from questions.pages import question_page
+from tests.factories import QuestionFactory, TopicFactory, UserFactory, record_answer
+
+pytestmark = pytest.mark.django_db
+
+
+def run_batch():
+    return apply_question_batch(Attempt.objects)
+
+
+def state():
+    """The stored state of learners and questions, comparable."""
+    return (
+        sorted(ExamAbility.objects.values_list("learner_id", "exam_id", "state", "movers")),
+        sorted(
+            TopicReadiness.objects.values_list("learner_id", "topic_id", "state", "difficulty_sum")
+        ),
+        sorted(
+            QuestionReadiness.objects.values_list(
+                "question_id", "difficulty", "variance", "answers"
+            )
+        ),
+        list(Attempt.objects.order_by("pk").values_list("pk", "learner_logit")),
+    )
+
+
+def rebuild():
+    call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
+
+
+def test_a_batch_applies_the_answers_since_the_last_one_in_attempt_order_once():
+    question = QuestionFactory()
+    learners = UserFactory.create_batch(4)
+    for n, learner in enumerate(learners):
+        record_answer(learner, question, right=n % 2 == 0)
+    assert run_batch() == {question.topic.exam_id: 4}
+    row = QuestionReadiness.objects.get(question=question)
+    # The same steps, by hand, in attempt order, from the logits the answers kept.
+    answers = list(Attempt.objects.order_by("pk").values_list("is_correct", "learner_logit"))
+    item = current_model().starting_item(question.pk)
+    for right, logit in answers:
+        learner_model.learn_item(item, logit, right)
+    assert (row.difficulty, row.variance, row.answers) == (item.difficulty, item.variance, 4)
+    # In another order the question would have ended elsewhere: the order is the attempts'.
+    other = current_model().starting_item(question.pk)
+    for right, logit in reversed(answers):
+        learner_model.learn_item(other, logit, right)
+    assert other.difficulty != item.difficulty
+    [batch] = QuestionBatch.objects.all()
+    assert (batch.last_attempt_id, batch.answers) == (Attempt.objects.latest("pk").pk, 4)
+
+    # Nothing new: a second run changes nothing and records no batch.
+    before = state()
+    assert run_batch() == {}
+    assert state() == before
+    assert QuestionBatch.objects.count() == 1
+
+
+def test_answers_read_the_difficulty_the_last_batch_left():
+    question = QuestionFactory()
+    first, second, third = UserFactory.create_batch(3)
+    record_answer(first, question, right=False)
+    record_answer(second, question, right=False)
+    # No batch yet: both answers met the question at its starting difficulty.
+    start = current_model().starting_item(question.pk).difficulty
+    sums = dict(TopicReadiness.objects.values_list("learner_id", "difficulty_sum"))
+    assert sums[first.pk] == sums[second.pk] == start
+    run_batch()
+    record_answer(third, question, right=False)
+    harder = QuestionReadiness.objects.get(question=question).difficulty
+    assert harder > start
+    assert TopicReadiness.objects.get(learner=third).difficulty_sum == harder
+
+
+def test_a_failed_batch_loses_nothing(monkeypatch):
+    questions = QuestionFactory.create_batch(2, topic=TopicFactory())
+    learners = UserFactory.create_batch(3)
+    for learner in learners:
+        record_answer(learner, questions[0], right=True)
+    run_batch()
+    for learner in learners:
+        record_answer(learner, questions[1], right=False)
+
+    def crash(**kwargs):
+        raise IntegrityError("the worker died here")
+
+    monkeypatch.setattr(QuestionBatch.objects, "create", crash)
+    before = state()
+    with pytest.raises(IntegrityError):
+        run_batch()
+    assert state() == before  # rolled back: no question moved, no boundary recorded
+    assert QuestionBatch.objects.count() == 1
+    monkeypatch.undo()
+    record_answer(learners[0], questions[0], right=False)
+    # The next batch applies every answer since the last boundary: the three the failed one
+    # did not, and the one after it.
+    assert run_batch() == {questions[0].topic.exam_id: 4}
+    assert dict(QuestionReadiness.objects.values_list("question_id", "answers")) == {
+        questions[0].pk: 4,
+        questions[1].pk: 3,
+    }
+    batched = state()
+    rebuild()
+    assert state() == batched
+
+
+def test_a_rebuild_replays_the_boundaries_and_leaves_later_answers_to_the_next_batch():
+    questions = QuestionFactory.create_batch(3, topic=TopicFactory())
+    learners = UserFactory.create_batch(3)
+    for round_ in range(3):
+        for n, learner in enumerate(learners):
+            record_answer(learner, questions[(n + round_) % 3], right=(n + round_) % 2 == 0)
+        if round_ < 2:
+            run_batch()  # two boundaries; the third round's answers wait for the next batch
+    stored = state()
+    rebuild()
+    assert state() == stored
+    assert QuestionBatch.objects.count() == 2
+    run_batch()
+    after_batch = state()
+    rebuild()
+    assert state() == after_batch
+
+
+def test_answers_open_one_pending_batch():
+    question = QuestionFactory()
+    learners = UserFactory.create_batch(3)
+    for learner in learners:
+        record_answer(learner, question, right=True)
+    assert PendingWork.objects.filter(work=QUESTION_BATCH).count() == 1
+
+
+def test_recording_an_answer_takes_seven_queries(django_assert_num_queries):
+    question = QuestionFactory()
+    learner = UserFactory()
+    record_answer(learner, question, right=False)  # the learner's rows and the batch exist
+    page = question_page(question.uid)
+    wrong = [o.key for o in page.options if not o.is_correct][:1]
+    right = [o.key for o in page.options if o.is_correct][:1]
+    for keys in (wrong, right):
+        # savepoint; the learner's exam row (upsert and lock); the question's side (its state,
+        # the learner's card, topic row and earlier answers, the pending batch); the insert;
+        # the exam row; the topic's upsert; the card's upsert; the day's upsert; release.
+        with django_assert_num_queries(9):
+            Attempt.objects.record(
+                learner=learner, page=page, grade=page.grade(keys), source="page"
+            )
+    card = ReviewCard.objects.get(learner=learner, question=question)
+    assert card.reviews == 3
+    assert ExamAbility.objects.get(learner=learner).answers == 3
+    assert TopicReadiness.objects.get(learner=learner).state["wins"] == 1
+
+
+def test_a_batch_made_while_a_rebuild_replays_is_replayed_at_its_boundary():
+    from progress.readiness.rebuild import rebuild_readiness
+
+    question = QuestionFactory()
+    learners = UserFactory.create_batch(3)
+    record_answer(learners[0], question, right=False)
+    run_batch()
+    record_answer(learners[1], question, right=False)  # waits for the next batch
+
+    class BusyLog:
+        """The attempts, with a batch and a new answer arriving as the replay starts."""
+
+        def __getattr__(self, name):
+            return getattr(Attempt.objects, name)
+
+        def answers_after(self, attempt_id):
+            if attempt_id == 0:
+                run_batch()
+                record_answer(learners[2], question, right=False)  # reads the new difficulty
+            return Attempt.objects.answers_after(attempt_id)
+
+    rebuild_readiness(BusyLog(), fit=False)
+    rebuilt = state()
+    rebuild()  # a quiet rebuild agrees
+    assert state() == rebuilt
+    assert QuestionBatch.objects.count() == 2
+    sums = dict(TopicReadiness.objects.values_list("learner_id", "difficulty_sum"))
+    assert sums[learners[2].pk] == QuestionReadiness.objects.get(question=question).difficulty
