@@ -332,7 +332,11 @@ def serve(env: dict[str, str], workers: int) -> subprocess.Popen[bytes]:
 
 def stop(server: subprocess.Popen[bytes]) -> None:
     os.killpg(server.pid, signal.SIGTERM)
-    server.wait(timeout=30)
+    try:
+        server.wait(timeout=60)
+    except subprocess.TimeoutExpired:  # sixteen workers on a busy machine can be slow to go
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=30)
 
 
 def main() -> int:
