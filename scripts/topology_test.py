@@ -137,6 +137,11 @@ def audit(answered: list[list[Any]]) -> dict[str, Any]:
         )
         if answered_count != sum(n for (c, _), n in per_item.items() if c == code)
     ]
+    from progress.readiness.batches import apply_question_batch
+
+    # Question difficulties move in the worker's batches: apply what is still waiting first,
+    # or a batch landing between the two snapshots would tell them apart.
+    apply_question_batch(Attempt.objects)
     before = readiness_snapshot()
     call_command("rebuild_readiness", "--no-fit", stdout=io.StringIO(), stderr=io.StringIO())
     after = readiness_snapshot()
@@ -152,12 +157,7 @@ def audit(answered: list[list[Any]]) -> dict[str, Any]:
 
 def readiness_snapshot() -> list[dict[str, Any]]:
     """Every stored readiness state, comparable (floats rounded past their noise)."""
-    from progress.readiness.models import (
-        ExamAbility,
-        LearnerReadiness,
-        QuestionReadiness,
-        TopicReadiness,
-    )
+    from progress.readiness.models import ExamAbility, QuestionReadiness, TopicReadiness
 
     def rounded(value: Any) -> Any:
         if isinstance(value, float):
@@ -169,7 +169,6 @@ def readiness_snapshot() -> list[dict[str, Any]]:
         return value
 
     return [
-        {str(r.learner_id): r.answers for r in LearnerReadiness.objects.all()},
         {
             f"{r.learner_id}/{r.exam_id}": rounded([r.state, r.answers, r.movers])
             for r in ExamAbility.objects.all()
