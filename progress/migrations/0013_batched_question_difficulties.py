@@ -18,7 +18,7 @@ def close_the_first_batch(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('progress', '0011_background_work'),
+        ('progress', '0012_withdrawn_questions'),
     ]
 
     operations = [
