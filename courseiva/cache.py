@@ -13,7 +13,7 @@ poll reads the changes again until a poll's drop reaches Redis (questions.pages)
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
@@ -50,95 +50,57 @@ class TolerantRedisCache(RedisCache):
             RETRY_SECONDS,
         )
 
+    def _guarded(self, fallback: Any, call: Callable[..., Any], *args: Any) -> Any:
+        """`call(*args)` (a RedisCache method), or `fallback` while Redis does not answer."""
+        if self._available():
+            try:
+                return call(*args)
+            except RedisError as error:
+                self._failed(call.__name__, error)
+        return fallback
+
     def add(
         self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
     ) -> bool:
-        if self._available():
-            try:
-                return super().add(key, value, timeout, version)
-            except RedisError as error:
-                self._failed("add", error)
-        return False
+        return bool(self._guarded(False, super().add, key, value, timeout, version))
 
     def get(self, key: Any, default: Any = None, version: Any = None) -> Any:
-        if self._available():
-            try:
-                return super().get(key, default, version)
-            except RedisError as error:
-                self._failed("get", error)
-        return default
+        return self._guarded(default, super().get, key, default, version)
 
     def set(
         self, key: Any, value: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None
     ) -> None:
-        if self._available():
-            try:
-                super().set(key, value, timeout, version)
-            except RedisError as error:
-                self._failed("set", error)
+        self._guarded(None, super().set, key, value, timeout, version)
 
     def touch(self, key: Any, timeout: Any = DEFAULT_TIMEOUT, version: Any = None) -> bool:
-        if self._available():
-            try:
-                return super().touch(key, timeout, version)
-            except RedisError as error:
-                self._failed("touch", error)
-        return False
+        return bool(self._guarded(False, super().touch, key, timeout, version))
 
     def delete(self, key: Any, version: Any = None) -> bool:
-        if self._available():
-            try:
-                return super().delete(key, version)
-            except RedisError as error:
-                self._failed("delete", error)
-        return False
+        return bool(self._guarded(False, super().delete, key, version))
 
     def get_many(self, keys: Iterable[Any], version: Any = None) -> dict[Any, Any]:
-        if self._available():
-            try:
-                return super().get_many(keys, version)
-            except RedisError as error:
-                self._failed("get_many", error)
-        return {}
+        return dict(self._guarded({}, super().get_many, keys, version))
 
     def has_key(self, key: Any, version: Any = None) -> bool:
-        if self._available():
-            try:
-                return super().has_key(key, version)
-            except RedisError as error:
-                self._failed("has_key", error)
-        return False
+        return bool(self._guarded(False, super().has_key, key, version))
 
     def incr(self, key: Any, delta: int = 1, version: Any = None) -> int:
-        if self._available():
-            try:
-                return super().incr(key, delta, version)
-            except RedisError as error:
-                self._failed("incr", error)
-        # What Django's incr raises for a missing key, and what its callers (django-ratelimit
-        # among them) expect: an unreachable Redis holds no key.
-        raise ValueError(f"Key {key!r} not found: the cache is unavailable")
+        unavailable = object()
+        value = self._guarded(unavailable, super().incr, key, delta, version)
+        if value is unavailable:
+            # What Django's incr raises for a missing key, and what its callers
+            # (django-ratelimit among them) expect: an unreachable Redis holds no key.
+            raise ValueError(f"Key {key!r} not found: the cache is unavailable")
+        return int(value)
 
     def set_many(
         self, data: dict[Any, Any], timeout: Any = DEFAULT_TIMEOUT, version: Any = None
     ) -> list[Any]:
-        if self._available():
-            try:
-                return super().set_many(data, timeout, version)
-            except RedisError as error:
-                self._failed("set_many", error)
-        return list(data)  # the keys that were not stored: all of them
+        # Unstored: every key.
+        return list(self._guarded(list(data), super().set_many, data, timeout, version))
 
     def delete_many(self, keys: Iterable[Any], version: Any = None) -> None:
-        if self._available():
-            try:
-                super().delete_many(keys, version)
-            except RedisError as error:
-                self._failed("delete_many", error)
+        self._guarded(None, super().delete_many, keys, version)
 
     def clear(self) -> None:
-        if self._available():
-            try:
-                super().clear()
-            except RedisError as error:
-                self._failed("clear", error)
+        self._guarded(None, super().clear)
