@@ -3,6 +3,13 @@
     .venv/bin/python bench/answer_path.py --database-url postgres://.../courseiva_x [--seconds 8]
 
 THE DATABASE GIVEN IS WIPED (its public schema dropped and made again): give a throwaway one.
+So is the Redis database of --redis-url (default redis://127.0.0.1:6379/13).
+
+The server runs as the README's production set-up does: kept database connections
+(CONN_MAX_AGE=60) and the cache shared in Redis, with every question page built into it
+before the runs, as on a site that has been up for a while (`--redis-url none`: the
+per-process cache, where each of the workers builds each page on its first request, and a
+run of a few seconds measures mostly those builds).
 
 Two parts, each printing ratios measured in the same run:
 
@@ -37,9 +44,11 @@ from http_pages import (
     Target,
     answer_request,
     ensure_wrk,
-    learner_form,
+    flush_redis,
+    learner_cookie,
     lua_post,
     lua_rotate,
+    per_learner_lua,
     run_wrk,
     wait_ready,
 )
@@ -87,6 +96,15 @@ def child(action: str, args: argparse.Namespace) -> None:
         print(json.dumps(make_learners(args.shared)))
     elif action == "inprocess":
         print(json.dumps(in_process(args.answers)))
+    elif action == "warm":
+        # Every question page built once into the shared cache, as a site that has been up for
+        # a while has them: the runs then measure the answer, not the first visit's build.
+        from questions.models import Question
+        from questions.pages import question_pages
+
+        uids = list(Question.objects.values_list("uid", flat=True))
+        for start in range(0, len(uids), 500):
+            question_pages(uids[start : start + 500])
     elif action == "sample":
         from questions.models import Question
 
@@ -239,27 +257,16 @@ def learners_script(base: str, learners: list[dict[str, Any]]) -> str:
     rows = []
     for learner in learners:
         code = learner["code"]
-        token, csrf = learner_form(base, learner["session"], f"/progress/quizzes/{code}/1/")
-        cookie = f"sessionid={learner['session']}; csrftoken={csrf}"
-        bodies = ", ".join(
-            '"' + urllib.parse.urlencode({"csrfmiddlewaretoken": token, "choice": key}) + '"'
-            for key in learner["keys"]
-        )
-        rows.append(f'{{code = "{code}", cookie = "{cookie}", bodies = {{{bodies}}}}}')
-    return (
-        f"local learners = {{{', '.join(rows)}}}\n"
-        "counter = 0\n"
-        "function setup(thread) counter = counter + 1; thread:set('who', counter) end\n"
-        "local me, i\n"
-        "function init(args) me = learners[who]; i = 0 end\n"
-        'wrk.method = "POST"\n'
-        'wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n'
-        "request = function()\n"
-        "  i = i + 1\n"
-        '  wrk.headers["Cookie"] = me.cookie\n'
-        '  return wrk.format(nil, "/progress/quizzes/" .. me.code .. "/" .. i .. "/", nil,'
-        " me.bodies[i])\nend\n"
-    )
+        cookie, token = learner_cookie(base, learner, f"/progress/quizzes/{code}/1/")
+        posts = [
+            (
+                f"/progress/quizzes/{code}/{number}/",
+                urllib.parse.urlencode({"csrfmiddlewaretoken": token, "choice": key}),
+            )
+            for number, key in enumerate(learner["keys"], start=1)
+        ]
+        rows.append((cookie, posts))
+    return per_learner_lua(rows)
 
 
 class LockSampler:
@@ -346,6 +353,12 @@ def main() -> int:
     parser.add_argument("--answers", type=int, default=200, help="in-process answers per round")
     parser.add_argument("--skip-http", action="store_true")
     parser.add_argument(
+        "--redis-url",
+        default="redis://127.0.0.1:6379/13",
+        help="the shared cache of the production set-up (README): this Redis database is "
+        "emptied; 'none' keeps the per-process cache, every page built once per process",
+    )
+    parser.add_argument(
         "--ports", type=int, nargs=2, default=[18200, 18299], help="the range to serve on"
     )
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -375,11 +388,18 @@ def main() -> int:
         "UNSAFE_MAIL_TO_CONSOLE": "1",
         "BASE": f"http://127.0.0.1:{port}",
     }
+    # The production set-up of the README: kept database connections and a shared cache.
+    env["CONN_MAX_AGE"] = "60"
     env.pop("CACHE_URL", None)
+    if args.redis_url != "none":
+        env["CACHE_URL"] = args.redis_url
+        flush_redis(args.redis_url)
     base = env["BASE"]
     print(f"Answer-path benchmark on PostgreSQL ({database}), {os.cpu_count()} CPUs")
     reset_database(args.database_url)
     run_child(env, "seed")
+    if args.redis_url != "none":
+        run_child(env, "warm")
 
     figures = run_child(env, "inprocess", "--answers", str(args.answers))
     bare_ms, _ = figures["bare"]
@@ -434,8 +454,10 @@ def main() -> int:
         print("\n16 workers, 32 learners at once:")
         server = serve(env, 16)
         try:
-            rates = {}
-            for shared in (True, False):
+            # Same, different, different, same: a machine whose load drifts during the four
+            # runs weighs on both alike.
+            rates: dict[bool, list[float]] = {True: [], False: []}
+            for shared in (True, False, False, True):
                 label = f"the same {SHARED} questions" if shared else "different questions"
                 target = quiz_target(f"answering {label}", shared, LEARNERS)
                 warm = quiz_target("warm-up", shared, LEARNERS)
@@ -444,10 +466,11 @@ def main() -> int:
                     figures = run_wrk(
                         wrk, base, target, LEARNERS, args.seconds, workdir, threads=LEARNERS
                     )
-                rates[shared] = figures.rps
+                rates[shared].append(figures.rps)
                 print_row(target.name, LEARNERS, figures, None)
                 print(f"   {sampler.summary()}")
-            print(f"   same / different questions: {rates[True] / rates[False]:.2f}")
+            same, different = (statistics.mean(rates[key]) for key in (True, False))
+            print(f"   same / different questions (mean of two runs each): {same / different:.2f}")
         finally:
             stop(server)
     print(
