@@ -619,3 +619,31 @@ def test_the_daily_task_removes_files_no_row_describes():
     age(f"q/{orphan.file_name}", 2)
     assert remove_unused_question_media.call() == 1
     assert stored_files() == []
+
+
+def test_a_storage_with_no_files_on_disk_stores_serves_and_removes_images(
+    settings, client, tmp_path
+):
+    """Any storage backend by setting (django-storages' S3 one, say): nothing may need a
+    local path. Django's in-memory storage has none, as a bucket has none."""
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {"BACKEND": "django.core.files.storage.InMemoryStorage"},
+    }
+    used = media.store(media.check_image(png(seed=30)), "used.png")
+    unused = media.store(media.check_image(png(seed=31)), "unused.png")
+    assert default_storage.exists(used.storage_name)
+    assert not (Path(settings.MEDIA_ROOT) / used.storage_name).exists()  # not on disk
+    QuestionFactory(stem=f"![Exhibit]({used.url})")
+    response = client.get(used.url)
+    assert response.status_code == 200
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert b"".join(response.streaming_content) == png(seed=30)
+    out = tmp_path / "bank.json"
+    call_command("export_bank", "-o", str(out))
+    shipped = json.loads(out.read_text())["media"]
+    assert [item["name"] for item in shipped] == [used.file_name]
+    assert media.remove_unused_media(grace=timedelta(0)) == 1
+    assert not default_storage.exists(unused.storage_name)
+    assert client.get(unused.url).status_code == 404
+    assert client.get(used.url).status_code == 200
