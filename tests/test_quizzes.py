@@ -5,7 +5,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from progress.practice.marks import Bookmark
+from progress.practice.marks import Bookmark, Note
 from progress.practice.models import Attempt, Quiz, QuizItem
 from progress.practice.pending import QUESTION_BATCH, PendingWork
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
@@ -218,8 +218,16 @@ def test_without_javascript_bookmarking_in_a_quiz_comes_back_to_it(client, learn
     response = client.post(bookmark, {"bookmarked": "1", "next": item_url})
     assert response.url == item_url
     assert Bookmark.objects.filter(learner=learner, question=question).exists()
-    note = client.post(reverse("note_save", args=[question.uid]), {"text": "x", "next": item_url})
+    note = client.post(
+        reverse("note_save", args=[question.uid]), {"text": "Check the port", "next": item_url}
+    )
     assert note.url == item_url
+    # Back on the quiz page, the panel shows them (another learner's would not be shown).
+    Note.objects.create(learner=UserFactory(), question=question, text="Someone else's")
+    back = client.get(item_url).text
+    assert 'aria-pressed="true"' in back
+    assert "Check the port" in back
+    assert "Someone else" not in back
     # A next that leaves the site is ignored: back to the question's own page.
     away = client.post(bookmark, {"bookmarked": "0", "next": "https://evil.example/"})
     assert away.url == question.get_absolute_url()
@@ -444,11 +452,11 @@ def test_quiz_answer_post_query_count_is_fixed(client, learner, topic, django_as
         client.get(reverse("quiz_item", args=[quiz.code, number]))
         item = quiz.items.get(position=number - 1)
         key = correct_key(item.question)
-        # session, user, item; savepoint, the quiz's counters (returned: no refresh), the
-        # learner's exam row (upsert and lock), the question's side (one read), the insert, the
-        # exam row, the topic's upsert, the day's upsert (a right answer first time makes no
-        # review card), release; the panel
-        with django_assert_num_queries(13) as captured:
+        # session, user, item (with the panel's bookmark and note); savepoint, the quiz's
+        # counters (returned: no refresh), the learner's exam row (upsert and lock), the
+        # question's side (one read), the insert, the exam row, the topic's upsert, the day's
+        # upsert (a right answer first time makes no review card), release
+        with django_assert_num_queries(12) as captured:
             client.post(reverse("quiz_item", args=[quiz.code, number]), {"choice": key})
         counts.append(len(captured))
     assert counts[0] == counts[1]

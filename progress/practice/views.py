@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
@@ -35,7 +35,6 @@ from progress.practice.models import Attempt, Quiz, QuizItem, Selection, Source
 from progress.practice.public_pages import PANEL_TEMPLATE, Panel
 from progress.practice.today import goal_of, plan_of, todays_questions
 from progress.readiness.standing import adaptive_question_ids
-from questions import extensions
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Exam, Question, Topic
@@ -45,6 +44,7 @@ from questions.views import render_question
 HISTORY_PAGE_SIZE = 25
 BOOKMARKS_PAGE_SIZE = 25
 QUESTION_TEMPLATE = "questions/question.html"
+QUESTION_TEXT_FIELDS = ("stem", "trap", "explanation", "references", "tags")
 
 
 def _get_quiz_for_learner(request: AuthenticatedHttpRequest, code: str) -> Quiz:
@@ -54,9 +54,18 @@ def _get_quiz_for_learner(request: AuthenticatedHttpRequest, code: str) -> Quiz:
 
 
 def _get_item_for_learner(request: AuthenticatedHttpRequest, code: str, number: int) -> QuizItem:
-    """Item `number` (1-based) of the learner's quiz, with its quiz, question and attempt."""
+    """Item `number` (1-based) of the learner's quiz, with its quiz, question and attempt,
+    and the learner's bookmark and note on the question (`bookmarked`, `note_text`), for the
+    panel under it: one query, the answer's most frequent page."""
+    mine = {"learner": request.user, "question_id": OuterRef("question_id")}
     return get_object_or_404(
-        QuizItem.objects.select_related("quiz__exam", "quiz__topic", "question", "attempt"),
+        QuizItem.objects.select_related("quiz__exam", "quiz__topic", "question", "attempt")
+        # The question's text comes from its cached page: only its uid and status are read.
+        .defer(*(f"question__{name}" for name in QUESTION_TEXT_FIELDS))
+        .annotate(
+            bookmarked=Exists(Bookmark.objects.filter(**mine)),
+            note_text=Subquery(Note.objects.filter(**mine).values("text")[:1]),
+        ),
         quiz__code=code,
         quiz__learner=request.user,
         position=number - 1,
@@ -314,11 +323,14 @@ def _render_item(
         template += "#result" if attempt is not None else "#answer_form"
         context["quiz_header_oob"] = True
     else:
-        # The learner's panel (bookmark, note, report) as on the question's own page; the
-        # quiz item times the answer itself, so no served-at token.
-        extras = extensions.page_context(request, page)
-        extras.pop("serve_token", None)
-        context.update(extras)
+        # The learner's panel (bookmark, note, report) as on the question's own page, from
+        # the item's own query; the quiz item times the answer itself, so no served-at token.
+        context["learner_panel"] = PANEL_TEMPLATE
+        context["panel"] = Panel(
+            uid=page.uid,
+            bookmarked=bool(getattr(item, "bookmarked", False)),
+            note_form=NoteForm(initial={"text": getattr(item, "note_text", None) or ""}),
+        )
         # Without JavaScript, bookmarking or saving a note comes back to the quiz.
         context["panel_next"] = request.path
     return TemplateResponse(request, template, context, status=status)
