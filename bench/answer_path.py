@@ -361,6 +361,9 @@ def main() -> int:
     parser.add_argument(
         "--ports", type=int, nargs=2, default=[18200, 18299], help="the range to serve on"
     )
+    parser.add_argument(
+        "--conn-max-age", default="60", help="the site's CONN_MAX_AGE (0: a connection a request)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--shared", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -389,7 +392,7 @@ def main() -> int:
         "BASE": f"http://127.0.0.1:{port}",
     }
     # The production set-up of the README: kept database connections and a shared cache.
-    env["CONN_MAX_AGE"] = "60"
+    env["CONN_MAX_AGE"] = args.conn_max_age
     env.pop("CACHE_URL", None)
     if args.redis_url != "none":
         env["CACHE_URL"] = args.redis_url
