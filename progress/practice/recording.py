@@ -11,6 +11,7 @@ side.
 The ORM's statement compilation costs as much as running the statements, so the reads are one
 raw query, commented, and each write is one statement."""
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -48,8 +49,6 @@ class QuestionSide:
 
 
 def _json(value: Any) -> Any:
-    import json
-
     return json.loads(value) if isinstance(value, str) else value
 
 
