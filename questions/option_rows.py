@@ -8,6 +8,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from questions.models import Option, Question, Rationale
+from questions.row_insert import insert_rows
 
 # Updates are written in batches of this many rows: a CASE expression per field grows with the
 # batch, and SQLite evaluates it row by row.
@@ -62,9 +63,11 @@ def write_options(
     ):
         stored.setdefault(row_option.question_id, []).append(row_option)
     written = OptionsWritten()
-    new_options: list[tuple[Option, dict[str, str]]] = []
+    # (question id, position, text, correct) and the rationale of each option to create.
+    new_options: list[tuple[int, int, str, bool]] = []
+    new_whys: list[dict[str, str]] = []
     changed_options: list[Option] = []
-    new_rationales: list[Rationale] = []
+    new_rationales: list[tuple[int | str, ...]] = []  # option id, then RATIONALE_FIELDS
     changed_rationales: list[Rationale] = []
     surplus: list[int] = []
     for row, options in planned:
@@ -73,7 +76,8 @@ def write_options(
             values = {"position": position, "text": option.text, "is_correct": option.correct}
             why = option.rationale
             if position >= len(existing):
-                new_options.append((Option(question=row, **values), why))
+                new_options.append((row.pk, position, option.text, option.correct))
+                new_whys.append(why)
                 written.touched.add(row.pk)
                 written.empty_rationales += not why.get("why")
                 continue
@@ -84,7 +88,7 @@ def write_options(
             try:
                 rationale = stored_option.rationale
             except Rationale.DoesNotExist:
-                new_rationales.append(Rationale(option=stored_option, **why))
+                new_rationales.append(_rationale_row(stored_option.pk, why))
                 written.touched.add(row.pk)
                 written.empty_rationales += not why.get("why")
                 continue
@@ -98,11 +102,20 @@ def write_options(
             written.touched.add(row.pk)
     if surplus:
         Option.objects.filter(pk__in=surplus).delete()
-    Option.objects.bulk_create([new_option for new_option, _ in new_options])
+    new_ids = insert_rows(
+        Option, ["question_id", "position", "text", "is_correct"], new_options, returning_pk=True
+    )
     Option.objects.bulk_update(
         changed_options, ["position", "text", "is_correct"], batch_size=UPDATE_BATCH
     )
-    new_rationales.extend(Rationale(option=new_option, **why) for new_option, why in new_options)
-    Rationale.objects.bulk_create(new_rationales)
+    new_rationales.extend(
+        _rationale_row(option_id, why) for option_id, why in zip(new_ids, new_whys, strict=True)
+    )
+    insert_rows(Rationale, ["option_id", *RATIONALE_FIELDS], new_rationales)
     Rationale.objects.bulk_update(changed_rationales, RATIONALE_FIELDS, batch_size=UPDATE_BATCH)
     return written
+
+
+def _rationale_row(option_id: int, why: Mapping[str, str]) -> tuple[int | str, ...]:
+    # A field the source does not carry is empty, as on a new Rationale.
+    return (option_id, *(why.get(name, "") for name in RATIONALE_FIELDS))
