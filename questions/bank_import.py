@@ -25,6 +25,7 @@ from questions.models import (
 )
 from questions.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
 from questions.pages import forget_exams
+from questions.row_insert import insert_instances
 
 Progress = Callable[[str], None]
 
@@ -322,7 +323,7 @@ def _write_questions(
             row.updated_at = now
             changed.append(row)
         rows[question["uid"]] = row
-    Question.objects.bulk_create(new)
+    insert_instances(new)
     return rows, stored, changed
 
 

@@ -57,6 +57,7 @@ from questions.models import (
 )
 from questions.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
 from questions.pages import forget_exams
+from questions.row_insert import insert_instances
 
 READERS: dict[str, Callable[[str], ParsedBank]] = {
     "gift": gift.read,
@@ -440,7 +441,7 @@ def _write(
                 changed[row.pk] = row
         rows[item.uid] = row
         report.empty_explanations += not row.explanation
-    Question.objects.bulk_create(new)
+    insert_instances(new)
     written = write_options(
         [(rows[item.uid], _option_values(item)) for item in items],
         [row.pk for row in stored.values()],

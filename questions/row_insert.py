@@ -94,6 +94,38 @@ def insert_rows(
     return keys
 
 
+def insert_instances(instances: Sequence[models.Model]) -> None:
+    """bulk_create of new instances of one model, each field's value read from the instance
+    and given to insert_rows: the `auto_now` / `auto_now_add` date-times are set on them as
+    save() would, and so are their new primary keys."""
+    if not instances:
+        return
+    model = type(instances[0])
+    if not connection.features.can_return_rows_from_bulk_insert:
+        model._default_manager.bulk_create(instances)
+        return
+    fields = [
+        field
+        for field in model._meta.concrete_fields
+        if not isinstance(field, _AUTO_FIELDS) and not field.has_db_default()
+    ]
+    for field in fields:
+        if isinstance(field, models.DateField) and (field.auto_now or field.auto_now_add):
+            for instance in instances:
+                field.pre_save(instance, add=True)
+    names = [field.attname for field in fields]
+    keys = insert_rows(
+        model,
+        names,
+        ([getattr(instance, name) for name in names] for instance in instances),
+        returning_pk=True,
+    )
+    for instance, key in zip(instances, keys, strict=True):
+        instance.pk = key
+        instance._state.adding = False
+        instance._state.db = connection.alias
+
+
 def _preparer(field: models.Field[Any, Any]) -> Callable[[Any], Any] | None:
     # A foreign key to an integer primary key (an auto field is an integer field) is plain.
     target = field.target_field if isinstance(field, models.ForeignKey) else field
