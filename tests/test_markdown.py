@@ -2,7 +2,7 @@
 
 import pytest
 
-from questions.markup import render_markdown
+from questions.markup import render_markdown, sanitise_html
 
 
 def test_markdown_renders_emphasis_code_lists_and_tables():
@@ -42,3 +42,23 @@ def test_links_keep_safe_urls_and_gain_rel():
 
 def test_empty_text_renders_nothing():
     assert render_markdown("") == ""
+
+
+@pytest.mark.parametrize(
+    ("source", "sanitised"),
+    [
+        # Plain text, kept as it is (it is not parsed at all).
+        ("Résumé: 3 * 4 = 12, `x` [y] \"quoted\" 'it' \t\n end", None),
+        ("", None),
+        # What parsing changes in text without a tag goes through the sanitiser all the same.
+        ("a > b", "a &gt; b"),
+        ("a & b &amp; c", "a &amp; b &amp; c"),
+        ("line\r\nnext\rlast", "line\nnext\nlast"),
+        ("no\xa0break", "no&nbsp;break"),
+        ("\ufeffmarked", "marked"),
+        ("nul\x00here", "nulhere"),
+        ("<b>bold</b><script>x</script>", "<b>bold</b>"),
+    ],
+)
+def test_imported_html_is_sanitised_and_plain_text_kept(source, sanitised):
+    assert sanitise_html(source) == (source if sanitised is None else sanitised)
