@@ -25,7 +25,7 @@ from questions.models import (
 )
 from questions.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
 from questions.pages import forget_exams
-from questions.row_insert import insert_instances
+from questions.row_insert import insert_instances, insert_rows
 
 Progress = Callable[[str], None]
 
@@ -362,10 +362,14 @@ def _write_related(questions: list[dict[str, Any]], question_rows: dict[str, Que
     }
     if relink:
         RelatedQuestion.objects.filter(from_question__in=list(relink)).delete()
-        RelatedQuestion.objects.bulk_create(
-            RelatedQuestion(from_question_id=from_pk, to_question_id=to_pk, position=position)
-            for from_pk, targets in relink.items()
-            for position, to_pk in enumerate(targets)
+        insert_rows(
+            RelatedQuestion,
+            ["from_question_id", "to_question_id", "position"],
+            (
+                (from_pk, to_pk, position)
+                for from_pk, targets in relink.items()
+                for position, to_pk in enumerate(targets)
+            ),
         )
     return set(relink)
 

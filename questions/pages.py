@@ -40,6 +40,7 @@ from questions.models import (
     Status,
     grade_answer,
 )
+from questions.row_insert import insert_rows
 
 # A page stays cached until a write drops it: in this process and the shared cache at once
 # (forget_questions), in the other processes' own caches within POLL_SECONDS (PageChange).
@@ -439,7 +440,7 @@ def forget_questions(uids: Iterable[str], *, listings: bool = False) -> None:
     now = timezone.now()
     # Other processes read these rows (their own caches); this one and a shared cache drop
     # the pages right after the commit.
-    PageChange.objects.bulk_create(PageChange(uid=uid, changed_at=now) for uid in changed)
+    insert_rows(PageChange, ["uid", "changed_at"], ((uid, now) for uid in changed))
     PageChange.objects.filter(changed_at__lt=now - CHANGE_RETENTION).delete()
     keys = _cache_keys(changed)
     transaction.on_commit(lambda: cache.delete_many(keys))
