@@ -6,6 +6,7 @@ what learners answered keeps pointing at it."""
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from questions.models import Option, Question, Rationale
 from questions.row_insert import insert_rows
@@ -55,13 +56,25 @@ def write_options(
     curator wrote since the last import: foreign formats often carry no per-option feedback,
     and re-importing them must not erase the curator's work. Our JSON carries every rationale,
     so it overwrites."""
-    stored: dict[int, list[Option]] = {}
-    for row_option in (
+    # Read as values, not instances: on re-importing a large bank nearly all are unchanged,
+    # and an instance (with its rationale's) per option cost more than the rest of the work.
+    # Each row: option id, question id, position, text, correct, rationale id (None when
+    # missing), then RATIONALE_FIELDS.
+    stored: dict[int, list[tuple[Any, ...]]] = {}
+    for stored_row in (
         Option.objects.filter(question__in=stored_ids)
-        .select_related("rationale")
         .order_by("question_id", "position", "id")
+        .values_list(
+            "pk",
+            "question_id",
+            "position",
+            "text",
+            "is_correct",
+            "rationale__pk",
+            *(f"rationale__{name}" for name in RATIONALE_FIELDS),
+        )
     ):
-        stored.setdefault(row_option.question_id, []).append(row_option)
+        stored.setdefault(stored_row[1], []).append(stored_row)
     written = OptionsWritten()
     # (question id, position, text, correct) and the rationale of each option to create.
     new_options: list[tuple[int, int, str, bool]] = []
@@ -81,24 +94,24 @@ def write_options(
                 written.touched.add(row.pk)
                 written.empty_rationales += not why.get("why")
                 continue
-            stored_option = existing[position]
-            if assign_changed(stored_option, values):
-                changed_options.append(stored_option)
+            option_pk, _, *stored_values, rationale_pk = existing[position][:6]
+            if stored_values != [position, option.text, option.correct]:
+                changed_options.append(Option(pk=option_pk, **values))
                 written.touched.add(row.pk)
-            try:
-                rationale = stored_option.rationale
-            except Rationale.DoesNotExist:
-                new_rationales.append(_rationale_row(stored_option.pk, why))
+            if rationale_pk is None:
+                new_rationales.append(_rationale_row(option_pk, why))
                 written.touched.add(row.pk)
                 written.empty_rationales += not why.get("why")
                 continue
+            current = dict(zip(RATIONALE_FIELDS, existing[position][6:], strict=True))
             update = {name: text for name, text in why.items() if text or not keep_written}
-            if assign_changed(rationale, update):
-                changed_rationales.append(rationale)
+            if {**current, **update} != current:
+                current.update(update)
+                changed_rationales.append(Rationale(option_id=option_pk, **current))
                 written.touched.add(row.pk)
-            written.empty_rationales += not rationale.why
+            written.empty_rationales += not current["why"]
         if len(existing) > len(options):
-            surplus.extend(extra.pk for extra in existing[len(options) :])
+            surplus.extend(extra[0] for extra in existing[len(options) :])
             written.touched.add(row.pk)
     if surplus:
         Option.objects.filter(pk__in=surplus).delete()

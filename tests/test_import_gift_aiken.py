@@ -270,6 +270,17 @@ def test_re_import_updates_and_never_duplicates(capsys, exam, tmp_path):
     assert Question.objects.count() == 3
 
 
+def test_re_import_gives_an_option_without_a_rationale_the_sources(capsys, exam, tmp_path):
+    text = "::ssh:: Which port does SSH use?{=22 # SSH. ~23 # Telnet.}\n"
+    path = write(tmp_path, "bank.gift", text)
+    run(capsys, path, "--exam", exam.slug)
+    ssh = Question.objects.get()
+    Rationale.objects.filter(option__question=ssh, option__position=1).delete()
+    _, again = run(capsys, path, "--exam", exam.slug)
+    assert (again["imported"], again["updated"], again["unchanged"]) == (0, 1, 0)
+    assert [why for _, _, why in options_of(ssh)] == ["SSH.", "Telnet."]
+
+
 def test_dry_run_writes_nothing_and_reports_the_same(capsys, exam):
     path = FIXTURES / "moodle-questions.gift.txt"
     lines, dry = run(capsys, path, "--exam", exam.slug, "--dry-run")
