@@ -8,6 +8,7 @@ database's parameter limit allows: the queries it makes do not grow with the row
 that limit, as with bulk_create.
 """
 
+import datetime
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ _PLAIN_FIELDS = (
 )
 
 _AUTO_FIELDS = (models.AutoField, models.BigAutoField, models.SmallAutoField)
+_NOTHING = object()
 
 
 def insert_rows(
@@ -59,13 +61,19 @@ def insert_rows(
         extra.append((field, _default(field)))
     columns = [str(field.column) for field in [*fields, *(field for field, _ in extra)]]
     prepared = [(index, prepare) for index, prepare in enumerate(preparers) if prepare]
+    # The value last prepared in each column, and what it gave: the same object in the next
+    # row (one time for a whole import) is not prepared again.
+    last: list[tuple[object, Any]] = [(_NOTHING, None)] * len(prepared)
     values: list[list[Any]] = []
     for row in rows:
         value_row = list(row)
         if len(value_row) != len(fields):
             raise ValueError(f"a row of {len(value_row)} values for {len(fields)} fields")
-        for index, prepare in prepared:
-            value_row[index] = prepare(value_row[index])
+        for column, (index, prepare) in enumerate(prepared):
+            value = value_row[index]
+            if value is not last[column][0]:
+                last[column] = (value, prepare(value))
+            value_row[index] = last[column][1]
         value_row.extend(make() for _, make in extra)
         values.append(value_row)
     if returning_pk and not connection.features.can_return_rows_from_bulk_insert:
@@ -96,8 +104,8 @@ def insert_rows(
 
 def insert_instances(instances: Sequence[models.Model]) -> None:
     """bulk_create of new instances of one model, each field's value read from the instance
-    and given to insert_rows: the `auto_now` / `auto_now_add` date-times are set on them as
-    save() would, and so are their new primary keys."""
+    and given to insert_rows: their `auto_now` / `auto_now_add` date-times are set to the time
+    of the call, and their new primary keys."""
     if not instances:
         return
     model = type(instances[0])
@@ -109,10 +117,13 @@ def insert_instances(instances: Sequence[models.Model]) -> None:
         for field in model._meta.concrete_fields
         if not isinstance(field, _AUTO_FIELDS) and not field.has_db_default()
     ]
+    # One time for all of them (save() would take the time of each).
+    now = timezone.now()
     for field in fields:
         if isinstance(field, models.DateField) and (field.auto_now or field.auto_now_add):
+            value = now if isinstance(field, models.DateTimeField) else datetime.date.today()
             for instance in instances:
-                field.pre_save(instance, add=True)
+                setattr(instance, field.attname, value)
     names = [field.attname for field in fields]
     keys = insert_rows(
         model,
@@ -138,7 +149,7 @@ def _default(field: models.Field[Any, Any]) -> Callable[[], Any]:
     """How a field left out of the named ones gets its value, ready for the database."""
     if isinstance(field, models.DateField) and (field.auto_now or field.auto_now_add):
         now = field.get_db_prep_save(
-            timezone.now() if isinstance(field, models.DateTimeField) else timezone.now().date(),
+            timezone.now() if isinstance(field, models.DateTimeField) else datetime.date.today(),
             connection=connection,
         )
         return lambda: now

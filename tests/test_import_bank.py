@@ -317,5 +317,21 @@ def test_import_query_count_is_pinned():
     assert count_import_queries(make_bank(50)) == 19
 
 
+def test_imported_rows_are_whole():
+    # Written without model instances (questions.row_insert): what save() would fill in is
+    # there all the same.
+    import_document(make_bank(20))
+    keys = list(Option.objects.values_list("key", flat=True))
+    assert len(keys) == 80
+    assert all(keys)
+    assert len(set(keys)) == 80, "each option its own random key"
+    assert not Question.objects.filter(created_at__isnull=True).exists()
+    assert Rationale.objects.count() == 80
+    first = Question.objects.get(uid="gen-00000")
+    assert (first.references, first.answered_by) == ([], 0)
+    assert [o.position for o in first.options.all()] == [0, 1, 2, 3]
+    assert first.options.get(position=0).rationale.why.startswith("Why option A")
+
+
 def test_sample_bank_is_a_valid_file_as_shipped():
     assert json.loads(SAMPLE_BANK.read_text())["format"] == "courseiva-bank"
