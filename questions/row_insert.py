@@ -52,6 +52,11 @@ def insert_rows(
     if unknown := [name for name in names if name not in concrete]:
         raise ValueError(f"no column {unknown} in {meta.label} (a foreign key is `name_id`)")
     fields = [concrete[name] for name in names]
+    if returning_pk and not connection.features.can_return_rows_from_bulk_insert:
+        # A database that cannot say the new keys of a multi-row insert: bulk_create knows.
+        instances = [model(**dict(zip(names, row, strict=True))) for row in rows]
+        model._default_manager.bulk_create(instances)
+        return [instance.pk for instance in instances]
     preparers = [_preparer(field) for field in fields]
     named = {field.attname for field in fields}
     extra: list[tuple[models.Field[Any, Any], Callable[[], Any]]] = []
@@ -76,10 +81,6 @@ def insert_rows(
             value_row[index] = last[column][1]
         value_row.extend(make() for _, make in extra)
         values.append(value_row)
-    if returning_pk and not connection.features.can_return_rows_from_bulk_insert:
-        instances = [model(**dict(zip(names, row, strict=True))) for row in rows]
-        model._default_manager.bulk_create(instances)
-        return [instance.pk for instance in instances]
     quote = connection.ops.quote_name
     head = (
         f"INSERT INTO {quote(meta.db_table)} "  # noqa: S608 - names from the model's meta
