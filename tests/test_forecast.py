@@ -222,6 +222,42 @@ def test_the_score_range_holds_80_percent_of_the_distribution():
     assert result.pass_probability == pytest.approx(binomial_cdf_above(40, 0.6, 28))
 
 
+def test_projected_learning_moves_the_latent_logit_not_the_stretched_mean():
+    # One question at difficulty 0, calibrated P = 1/2 today with an overall variance of 1:
+    # the latent logit x ~ N(0, 1). Learning of 1 logit moves x to N(1, 1); the expected
+    # score is E[sigmoid(x)], by many-point quadrature, less than sigmoid(1) (what a learner
+    # known exactly would get). A projected topic variance of 0.5 widens x to N(1, 1.5).
+    model = flat_model()
+    learner = learner_with(model, {"a": 5}, overall_variance=1.0)
+    plan = TopicPlan("a", 1, questions("a", 0.0))
+
+    def expected(mean, variance):
+        nodes, weights = forecast.gauss_hermite(60)
+        sd = math.sqrt(variance)
+        return 100 * sum(w * sigmoid(mean + sd * z) for z, w in zip(nodes, weights, strict=True))
+
+    learned = forecast_exam(
+        model, learner, [plan], 50.0, learning={"a": forecast.TopicLearning(1.0)}
+    )
+    assert learned.expected_percent == pytest.approx(expected(1.0, 1.0), abs=0.05)
+    assert learned.expected_percent < 100 * sigmoid(1.0) - 3
+    wider = forecast_exam(
+        model,
+        learner,
+        [plan],
+        50.0,
+        learning={"a": forecast.TopicLearning(1.0, 0.5)},
+        learning_rate_variance=0.25,
+    )
+    assert wider.expected_percent == pytest.approx(expected(1.0, 1.75), abs=0.1)
+    # The topic's readiness is the same marginal, by the probit approximation.
+    assert wider.topics[0].percent == pytest.approx(wider.expected_percent, abs=0.5)
+    # No learning given: today's forecast.
+    today = forecast_exam(model, learner, [plan], 50.0)
+    assert forecast_exam(model, learner, [plan], 50.0, learning={}) == today
+    assert today.expected_percent == pytest.approx(50.0)
+
+
 def test_quadrature_agrees_with_many_nodes(monkeypatch):
     base = strong_learner_forecast(0.3, 0.3)
     monkeypatch.setattr(forecast, "OVERALL_NODES", 30)

@@ -55,7 +55,7 @@ it mostly averages out). The calibrated probabilities themselves include both te
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -98,6 +98,17 @@ class TopicPlan:
     topic_id: str
     drawn: int
     items: Sequence[tuple[str, ItemState | None]]
+
+
+@dataclass(frozen=True)
+class TopicLearning:
+    """Learning projected on a topic by some later date (the study plan's), on the calibrated
+    logit scale: what the learner's logit on every question of the topic rises by (`shift`),
+    and the variance that the projection adds to the topic's offset (`variance`: the luck of
+    the answers that teach it). See `forecast_exam`."""
+
+    shift: float
+    variance: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -262,10 +273,15 @@ def _convolve(a: list[float], b: list[float]) -> list[float]:
 
 
 def _summarise(
-    model: ReadinessModel, learner: LearnerState, plan: TopicPlan
+    model: ReadinessModel,
+    learner: LearnerState,
+    plan: TopicPlan,
+    learning: TopicLearning | None = None,
+    overall_extra: float = 0.0,
 ) -> tuple[TopicForecast, _Summary]:
     """The topic's readiness, and its questions summarised for the quadrature. One pass over
-    the questions, with a dictionary look-up and an exp() each."""
+    the questions, with a dictionary look-up and an exp() each. With `learning`, the topic as
+    it will be: see `forecast_exam` (`overall_extra` is the variance it adds overall)."""
     p = model.params
     topic = learner.topics.get(plan.topic_id) or model.new_topic_state()
     # The logit of the topic's average question; a question's own terms are added below. No
@@ -276,6 +292,9 @@ def _summarise(
     topic_variance = max(topic.variance, 0.0)
     sigma2 = slope * slope * (overall_variance + topic_variance)
     stretch = math.sqrt(1.0 + math.pi * sigma2 / 8.0)
+    shift, extra = (learning.shift, max(learning.variance, 0.0)) if learning else (0.0, 0.0)
+    overall_extra = max(overall_extra, 0.0)
+    projected = learning is not None or overall_extra > 0.0
 
     logits: list[float] = []
     if plan.items:
@@ -294,7 +313,14 @@ def _summarise(
         logits = [min(max(m, -_LOGIT_LIMIT), _LOGIT_LIMIT) for m in logits]
     exp = math.exp
     n = len(logits)
-    mean = sum([1.0 / (1.0 + exp(-m)) for m in logits]) / n
+    if not projected:
+        mean = sum([1.0 / (1.0 + exp(-m)) for m in logits]) / n
+    else:
+        # The marginal of sigmoid(stretch x m + shift + noise), the noise of variance sigma2
+        # + what the projection adds (the probit approximation again).
+        widened = math.sqrt(1.0 + math.pi * (sigma2 + extra + overall_extra) / 8.0)
+        marginals = [(stretch * m + shift) / widened for m in logits]
+        mean = sum([1.0 / (1.0 + exp(-max(z, -_POINT_LIMIT))) for z in marginals]) / n
     if n <= EXACT_ITEMS:
         points, shares = [stretch * m for m in logits], [1.0 / n] * n
     else:
@@ -311,7 +337,9 @@ def _summarise(
         points = [stretch * total / count for count, total in bins.values()]
         shares = [count / n for count, _total in bins.values()]
 
-    spread = Z80 * abs(slope) * math.sqrt(overall_variance + topic_variance)
+    if shift:
+        points = [mu + shift for mu in points]
+    spread = Z80 * math.sqrt(sigma2 + extra + overall_extra)
     exps = [math.exp(-min(max(mu, -_POINT_LIMIT), _POINT_LIMIT)) for mu in points]
     ends = sorted(
         (_mean_probability(shares, exps, -spread), _mean_probability(shares, exps, spread))
@@ -328,7 +356,7 @@ def _summarise(
         drawn=plan.drawn,
         shares=shares,
         exps=exps,
-        offset_spread=abs(slope) * math.sqrt(topic_variance),
+        offset_spread=math.sqrt(slope * slope * topic_variance + extra),
     )
     return readiness, summary
 
@@ -359,6 +387,8 @@ def forecast_exam(
     pass_percent: float,
     *,
     min_answers: int = MIN_TOPIC_ANSWERS,
+    learning: Mapping[str, TopicLearning] | None = None,
+    learning_rate_variance: float = 0.0,
 ) -> ExamForecast:
     """The learner's chance of passing a mock exam of this shape, the expected score and its
     80% predictive range (see the module docstring for the method), with each topic's
@@ -367,6 +397,15 @@ def forecast_exam(
     computed all the same, and the caller should not show the pass likelihood until it is
     empty. With no question drawn (N = 0) there is no exam to pass: pass_probability is 0
     and the percents are 0.
+
+    With `learning` (the study plan's projection), the exam is forecast as it will be after
+    that learning: a topic's shift is added to the logit of each of its questions inside the
+    integral over the abilities, after the stretch (the learner's true logit rises by the
+    shift wherever it stands; stretching the shift with the mean would overstate it by the
+    stretch factor), its variance is added to the topic offset's, and
+    `learning_rate_variance` to the overall ability's (how fast this learner learns moves
+    every topic together). The stretch itself stays the one of today's uncertainty, so the
+    marginals today stay the calibrated probabilities.
 
     Does not change the learner. Costs one pass over the plans' questions, then about
     OVERALL_NODES x TOPIC_NODES x (bins + drawn) steps per topic, plus OVERALL_NODES
@@ -388,7 +427,13 @@ def forecast_exam(
             raise ValueError(
                 f"topic {plan.topic_id} gives {plan.drawn} questions but has none published."
             )
-        readiness, summary = _summarise(model, learner, plan)
+        readiness, summary = _summarise(
+            model,
+            learner,
+            plan,
+            None if learning is None else learning.get(plan.topic_id),
+            0.0 if learning is None else learning_rate_variance,
+        )
         topics.append(readiness)
         if plan.drawn > 0:
             summaries.append(summary)
@@ -399,7 +444,10 @@ def forecast_exam(
         return ExamForecast(0.0, 0.0, 0.0, 0.0, pass_percent, 0, topics, missing)
 
     topic_nodes = [_nodes(s.offset_spread, TOPIC_NODES) for s in summaries]
-    overall_spread = abs(p.slope) * math.sqrt(max(learner.overall.variance, 0.0))
+    overall_spread = math.sqrt(
+        p.slope * p.slope * max(learner.overall.variance, 0.0)
+        + (max(learning_rate_variance, 0.0) if learning is not None else 0.0)
+    )
     mixed = [0.0] * (questions + 1)
     for overall_shift, overall_weight in _nodes(
         overall_spread, _overall_nodes(overall_spread, questions)
