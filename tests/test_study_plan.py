@@ -198,6 +198,25 @@ def test_the_learning_rate_uncertainty_is_counted_once():
     assert wide.high_percent - wide.low_percent > narrow.high_percent - narrow.low_percent
 
 
+def test_the_learning_already_made_widens_the_range_with_the_learning_rate():
+    # A learner with 200 answers a topic has learned, by how much depends on their unknown
+    # learning rate, and the filter sees only part of it: with a spread of the rate, the
+    # exam-day range is wider even when a single question is left to practise. A learner with
+    # no answers has learned nothing yet: the spread hardly changes their range.
+    topics = [topic("a", 30), topic("b", 30), topic("c", 30)]
+    unsure = LearningGain(win=GAIN.win, fail=GAIN.fail, spread=0.5)
+    sure = LearningGain(win=GAIN.win, fail=GAIN.fail, spread=0.0)
+
+    def width(state, gain):
+        plan = plan_study(model(), state, topics, 70.0, 1, 1, gain=gain)
+        return plan.high_percent - plan.low_percent
+
+    practised = learner({"a": 0.3, "b": 0.8, "c": 1.2}, answers=200)
+    fresh = learner({"a": 0.3, "b": 0.8, "c": 1.2}, answers=0)
+    assert width(practised, unsure) > width(practised, sure) + 1.0
+    assert width(fresh, unsure) == pytest.approx(width(fresh, sure), abs=0.1)
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

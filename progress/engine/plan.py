@@ -39,19 +39,23 @@ Method:
    question inside the forecast's integral over the abilities, where the learner's true
    logit is (the latent x of forecast's point 1). An earlier version moved the stored
    ability instead, so the forecast stretched the shift with the mean (by
-   sqrt(1 + pi sigma^2 / 8)): with the widened variances that over-projected the month's
-   learning by 7-22% in the plan simulation; now the projected and the realised learning
-   agree within a tenth of a point of score there. The variances are widened by what the
-   projection does not know: how fast this learner learns (the gain's `spread`, the
-   standard deviation of a learner's multiplier k of the gain) and whether each answer will
-   be right (a Bernoulli variance per answer, each topic's own). A fast or slow learner is
-   so on every topic: k moves every topic's shift together, so its variance,
-   spread^2 x (the drawn-weighted mean shift)^2, goes to the overall ability, which the
-   forecast shares across topics. It goes there alone: the topics' deviations from the mean
-   shift, times the same k - 1, add up to 0 over the exam's questions, so adding them again
-   as independent topic variance (as an earlier version did) widened the score range for
-   nothing. The model's own history features keep today's counts, so they do not count the
-   same learning twice.
+   sqrt(1 + pi sigma^2 / 8)) and over-projected the month's learning. The variances are
+   widened by what the projection does not know: how fast this learner learns (the gain's
+   `spread`, the standard deviation of a learner's multiplier k of the gain) and whether
+   each answer will be right (a Bernoulli variance per answer, each topic's own). A fast or
+   slow learner is so on every topic: k moves every topic's shift together, so its
+   variance goes to the overall ability, which the forecast shares across topics. It goes
+   there alone: the topics' deviations from the mean shift, times the same k - 1, add up to
+   0 over the exam's questions, so adding them again as independent topic variance (as an
+   earlier version did) widened the score range for nothing. The same k has scaled the
+   learning already made: the filter takes the abilities as fixed, so it estimates about
+   their mean over the learner's answers, and the model's history weights add the typical
+   learner's lag behind where the learning has got to, not this learner's. That lag is
+   shift(w, f) minus the shift's mean over the earlier answers (`_history_lag`, about
+   `gain.win` a topic once it has a few dozen right answers). So the variance added to the
+   overall ability is spread^2 x (drawn-weighted mean of the projected shift + the lag)^2:
+   an upper bound, since the answers reveal part of the lag to the filter. The model's own
+   history features keep today's counts, so they do not count the same learning twice.
    The 80% range of the exam-day score is the forecast's, with that learning.
 
 Cost: two forecasts (a few milliseconds each) and, per planned answer, a few exp/log and a
@@ -248,7 +252,7 @@ def plan_study(
     if days == 0:
         exam_day = now
     else:
-        learning, rate_variance = _projected_learning(topics, projections, gain)
+        learning, rate_variance = _projected_learning(learner, topics, projections, gain)
         exam_day = forecast_exam(
             model,
             learner,
@@ -394,18 +398,42 @@ def _refresh(
             return
 
 
+def _history_lag(gain: LearningGain, wins: int, fails: int) -> float:
+    """How far a typical learner's (k = 1) learning on a topic has taken them beyond the mean
+    of their abilities over their answers so far: shift(w, f) minus the mean of the shift
+    over the earlier right (and wrong) answers, mean_{j < w} log(1 + j) = log(w!) / w. About
+    `gain.win` once w passes a few dozen (the log curve's shift minus its mean tends to 1)."""
+
+    def lag(weight: float, count: int) -> float:
+        if count <= 0 or weight == 0.0:
+            return 0.0
+        return weight * (math.log1p(count) - math.lgamma(count + 1) / count)
+
+    return lag(gain.win, wins) + lag(gain.fail, fails)
+
+
 def _projected_learning(
-    topics: Sequence[PlanTopic], projections: Mapping[str, _Projection], gain: LearningGain
+    learner: LearnerState,
+    topics: Sequence[PlanTopic],
+    projections: Mapping[str, _Projection],
+    gain: LearningGain,
 ) -> tuple[dict[str, TopicLearning], float]:
     """The projected learning for `forecast_exam` (the module docstring, point 5): each topic's
     shift and the variance of the luck of its answers, and the variance that the learner's
     unknown learning rate adds to the overall ability."""
     drawn_total = sum(t.drawn for t in topics)
-    mean_shift = (
-        sum(t.drawn * projections[t.topic_id].shift for t in topics) / drawn_total
-        if drawn_total
-        else 0.0
-    )
+    if drawn_total == 0:
+        return {t.topic_id: TopicLearning(0.0) for t in topics}, 0.0
+    mean_shift = sum(t.drawn * projections[t.topic_id].shift for t in topics) / drawn_total
+    # The learning already made that the filter has not seen (it takes the abilities as
+    # fixed, so it estimates about their mean over the history; the model's history weights
+    # add the typical learner's lag, not this learner's): it scales with the same k.
+    lag = 0.0
+    for t in topics:
+        state = learner.topics.get(t.topic_id)
+        if state is not None:
+            lag += t.drawn * _history_lag(gain, state.wins, state.fails)
+    mean_lag = lag / drawn_total
     learning = {
         t.topic_id: TopicLearning(projections[t.topic_id].shift, projections[t.topic_id].variance)
         for t in topics
@@ -414,4 +442,4 @@ def _projected_learning(
     # all the topics: its whole effect on the score goes through the overall ability (the
     # topics' deviations from the mean shift, times the same k - 1, sum to 0 over the exam's
     # questions, so counting them again per topic would widen the range).
-    return learning, (gain.spread * mean_shift) ** 2
+    return learning, (gain.spread * (mean_shift + mean_lag)) ** 2
