@@ -347,6 +347,8 @@ def test_the_plan_command_prints_a_table_and_the_json_last():
     } <= set(summary)
     assert summary["learners"] == 20
     assert summary["days"] == 3
+    # The JSON says which difference its interval is of.
+    assert "chances of passing" in summary["plan_gain_basis"]
     assert any(line.startswith("pass rate") for line in lines)
 
 

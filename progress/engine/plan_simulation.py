@@ -103,6 +103,12 @@ from progress.engine.simulation import split_questions
 MIN_LEARNERS = 20
 MIN_TRAIN_LEARNERS = 50
 
+# What plan_gain and plan_gain_ci95 measure, printed with them so the JSON says it itself.
+GAIN_BASIS = (
+    "paired difference plan - even of the twins' exact chances of passing the mock under the "
+    "true model (the mock's luck averaged out); mock_gain_ci95 is that of the mocks sat"
+)
+
 
 @dataclass(frozen=True)
 class PlanSimulationConfig:
@@ -201,6 +207,7 @@ class PlanSimulationResult:
             "even_pass_rate": round(self.even_pass_rate, 6),
             "plan_gain": round(self.plan_gain, 6),
             "plan_gain_ci95": [round(v, 6) for v in self.plan_gain_ci95],
+            "plan_gain_basis": GAIN_BASIS,
             "mock_gain_ci95": [round(v, 6) for v in self.mock_gain_ci95],
             "plan_chance": round(self.plan_chance, 6),
             "even_chance": round(self.even_chance, 6),
@@ -241,7 +248,7 @@ class PlanSimulationResult:
             (
                 "pass chance",
                 f"plan {self.plan_chance:.4f}, even {self.even_chance:.4f} under the true model; "
-                f"gain {self.plan_gain:+.4f} (95% CI {low:+.4f} to {high:+.4f})",
+                f"gain {self.plan_gain:+.4f} (95% CI {low:+.4f} to {high:+.4f}: plan_gain_ci95)",
             ),
             (
                 "mock score",

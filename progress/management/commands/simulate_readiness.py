@@ -28,7 +28,8 @@ class Command(BaseCommand):
         "twins following the study plan or answering the same number of questions in every "
         "topic, and the plan's day-0 projection against the exam; the JSON line has "
         "plan_pass_rate and even_pass_rate (the mocks sat), plan_gain and plan_gain_ci95 (the "
-        "paired difference of the twins' chances of passing under the true model), "
+        "paired difference of the twins' chances of passing under the true model, as "
+        "plan_gain_basis says), "
         "mock_gain_ci95, projection_brier, oracle_brier (the floor: a projection that knows the "
         "true abilities and learning rate), projection_ece and range_coverage."
     )
