@@ -46,6 +46,10 @@ Method:
    probability). One pass over the questions, then the cost depends on the number of bins
    (about 30 for a bank spread like N(0, 1)), not on the size of the bank.
 
+For the study plan's exam-day projection, `forecast_exam` also takes learning to come
+(`TopicLearning`): a topic's shift is added to mu after the stretch, as the learner's true
+logit moves, and its variance to the spread of the topic's offset (see forecast_exam).
+
 Left out: the learner-profile term of the model (its variance is small after a few dozen
 answers and it is spread over the questions, not shared by a topic) and the uncertainty of
 each question's difficulty (independent from question to question, so over a topic's questions
