@@ -218,13 +218,19 @@ def in_process(answers: int) -> dict[str, Any]:
         response = client.post(reverse("quiz_item", args=[quiz.code, n + 1]), {"choice": keys[n]})
         assert response.status_code == 200
 
-    for step in (bare, record, post):  # warm-up: caches, the first exam state
+    def htmx_post(_: int) -> None:
+        n = next(items)
+        url = reverse("quiz_item", args=[quiz.code, n + 1])
+        response = client.post(url, {"choice": keys[n]}, headers={"HX-Request": "true"})
+        assert response.status_code == 200
+
+    steps = {"bare": bare, "record": record, "post": post, "htmx": htmx_post}
+    for step in steps.values():  # warm-up: caches, the first exam state
         timed(step, 5)
-    rounds: dict[str, list[tuple[float, float]]] = {"bare": [], "record": [], "post": []}
-    for _ in range(3):  # interleaved, so that a noisy neighbour hits all three alike
-        rounds["bare"].append(timed(bare, answers))
-        rounds["record"].append(timed(record, answers))
-        rounds["post"].append(timed(post, min(answers, 1000)))
+    rounds: dict[str, list[tuple[float, float]]] = {name: [] for name in steps}
+    for _ in range(3):  # interleaved, so that a noisy neighbour hits all of them alike
+        for name, step in steps.items():
+            rounds[name].append(timed(step, min(answers, 1000)))
     return {
         name: [statistics.median(ms for ms, _ in runs), runs[-1][1]]
         for name, runs in rounds.items()
@@ -251,9 +257,10 @@ def reset_database(url: str) -> None:
         conn.execute("CREATE SCHEMA public")
 
 
-def learners_script(base: str, learners: list[dict[str, Any]]) -> str:
+def learners_script(base: str, learners: list[dict[str, Any]], htmx: bool = False) -> str:
     """A wrk script for one connection per thread, each thread a learner answering its quiz's
-    items in turn (wrk runs with as many threads as connections)."""
+    items in turn (wrk runs with as many threads as connections); `htmx`: as the quiz page's
+    form sends them, answered with the result part only."""
     rows = []
     for learner in learners:
         code = learner["code"]
@@ -266,7 +273,7 @@ def learners_script(base: str, learners: list[dict[str, Any]]) -> str:
             for number, key in enumerate(learner["keys"], start=1)
         ]
         rows.append((cookie, posts))
-    return per_learner_lua(rows)
+    return per_learner_lua(rows, htmx=htmx)
 
 
 class LockSampler:
@@ -409,7 +416,8 @@ def main() -> int:
     print(f"\n{'in-process, per answer':<32}{'ms':>8}{'queries':>9}{'x bare insert':>15}")
     for name, label in (("bare", "bare insert of the attempt"),
                         ("record", "Attempt.objects.record"),
-                        ("post", "quiz POST (test client)")):  # fmt: skip
+                        ("post", "quiz POST (test client)"),
+                        ("htmx", "quiz POST, htmx (test client)")):  # fmt: skip
         ms, queries = figures[name]
         print(f"{label:<32}{ms:>8.2f}{queries:>9.1f}{ms / bare_ms:>15.1f}")
     if args.skip_http:
@@ -429,9 +437,9 @@ def main() -> int:
             )
             return figures.rps
 
-        def quiz_target(name: str, shared: bool, threads: int) -> Target:
+        def quiz_target(name: str, shared: bool, threads: int, htmx: bool = False) -> Target:
             learners = run_child(env, "learners", *(["--shared"] if shared else []))
-            return Target(name, "/", learners_script(base, learners[:threads]))
+            return Target(name, "/", learners_script(base, learners[:threads], htmx))
 
         server = serve(env, 4)
         try:
@@ -445,12 +453,17 @@ def main() -> int:
             healthz = show(Target("/healthz", "/healthz"), 16, None)
             show(page, 16, healthz)
             show(visitor_post, 16, healthz)
-            for learners in (8, 32):
-                target = quiz_target(f"quiz answer POST, {learners} learners", False, learners)
-                figures = run_wrk(
-                    wrk, base, target, learners, args.seconds, workdir, threads=learners
-                )
-                print_row(target.name, learners, figures, healthz)
+            # Without JavaScript the answer comes back as the whole page; the quiz page's own
+            # form posts with htmx and gets the result part (and the quiz's header) only.
+            for htmx in (False, True):
+                for learners in (8, 32):
+                    how = "htmx" if htmx else "whole page"
+                    name = f"quiz answer POST ({how}), {learners} learners"
+                    target = quiz_target(name, False, learners, htmx)
+                    figures = run_wrk(
+                        wrk, base, target, learners, args.seconds, workdir, threads=learners
+                    )
+                    print_row(target.name, learners, figures, healthz)
         finally:
             stop(server)
 

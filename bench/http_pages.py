@@ -245,10 +245,11 @@ def learner_form(base: str, session: str, path: str) -> tuple[str, str]:
     return token.group(1), csrf
 
 
-def per_learner_lua(rows: list[tuple[str, list[tuple[str, str]]]]) -> str:
+def per_learner_lua(rows: list[tuple[str, list[tuple[str, str]]]], htmx: bool = False) -> str:
     """A wrk script for one connection per thread (run wrk with as many threads as
     connections), thread n being learner n of `rows`: (its Cookie header, the (path, body)
-    of each POST it sends in turn, starting again at the end)."""
+    of each POST it sends in turn, starting again at the end). `htmx`: sent as the page's
+    htmx form sends them (HX-Request), to which the site answers with the changed part."""
     learners = []
     for cookie, posts in rows:
         paths = ", ".join(f'"{path}"' for path, _ in posts)
@@ -262,7 +263,8 @@ def per_learner_lua(rows: list[tuple[str, list[tuple[str, str]]]]) -> str:
         "function init(args) me = learners[who]; i = 0 end\n"
         'wrk.method = "POST"\n'
         'wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n'
-        "request = function()\n"
+        + ('wrk.headers["HX-Request"] = "true"\n' if htmx else "")
+        + "request = function()\n"
         "  i = i % #me.paths + 1\n"
         '  wrk.headers["Cookie"] = me.cookie\n'
         "  return wrk.format(nil, me.paths[i], nil, me.bodies[i])\nend\n"
