@@ -50,6 +50,7 @@ from http_pages import (
     lua_rotate,
     per_learner_lua,
     run_wrk,
+    signed_in_learner,
     wait_ready,
 )
 
@@ -116,10 +117,6 @@ def make_learners(shared: bool) -> list[dict[str, Any]]:
     """LEARNERS signed-in learners (sessions made directly), each with a quiz of ITEMS items:
     the same SHARED questions over and over, or questions of their own. Every request answers
     a new item, so that each records an attempt."""
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
-
-    from progress.accounts.models import User
     from progress.practice.models import Quiz
     from questions.models import Exam, Option, Question
 
@@ -129,13 +126,7 @@ def make_learners(shared: bool) -> list[dict[str, Any]]:
     tag = secrets.token_hex(3)
     learners = []
     for n in range(LEARNERS):
-        # No password: hashing one per learner would cost seconds, and sessions are made here.
-        learner = User.objects.create_user(f"bench-{tag}-{n}", f"b{tag}{n}@example.com")
-        session = SessionStore()
-        session[SESSION_KEY] = str(learner.pk)
-        session[BACKEND_SESSION_KEY] = "progress.accounts.backends.UsernameOrEmailBackend"
-        session[HASH_SESSION_KEY] = learner.get_session_auth_hash()
-        session.create()
+        learner, session_key = signed_in_learner(f"bench-{tag}-{n}", f"b{tag}{n}@example.com")
         if shared:
             draw = [ids[k % SHARED] for k in range(ITEMS)]
         else:
@@ -147,7 +138,7 @@ def make_learners(shared: bool) -> list[dict[str, Any]]:
         )  # fmt: skip
         assert quiz is not None
         learners.append(
-            {"session": session.session_key, "code": quiz.code, "keys": [correct[q] for q in draw]}
+            {"session": session_key, "code": quiz.code, "keys": [correct[q] for q in draw]}
         )
     return learners
 

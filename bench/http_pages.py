@@ -126,16 +126,30 @@ def child(action: str, questions: int, learners: int) -> None:
         print(question.get_absolute_url())
 
 
+def signed_in_learner(username: str, email: str) -> tuple[Any, str]:
+    """A new learner and the key of a session signed in as them, made directly: no password,
+    whose hashing would cost seconds a learner, and no sign-in request."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from progress.accounts.models import User
+
+    learner = User.objects.create_user(username, email)
+    session = SessionStore()
+    session[SESSION_KEY] = str(learner.pk)
+    session[BACKEND_SESSION_KEY] = "progress.accounts.backends.UsernameOrEmailBackend"
+    session[HASH_SESSION_KEY] = learner.get_session_auth_hash()
+    session.create()
+    assert session.session_key is not None
+    return learner, session.session_key
+
+
 def make_learners(count: int, quizzes: int) -> list[dict[str, object]]:
     """`count` signed-in learners (sessions made directly), each with `quizzes` quizzes over
     the whole bank (each item with the key of its correct option: every request of a quiz run
     answers a new item, so that each one records an attempt) and a mock exam in progress.
     One learner per connection: a learner answers one question at a time, and the rows of
     their own state are theirs to lock."""
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
-
-    from progress.accounts.models import User
     from progress.mocks.models import MockExam
     from progress.practice.models import Quiz
     from questions.models import Exam, Option
@@ -144,13 +158,7 @@ def make_learners(count: int, quizzes: int) -> list[dict[str, object]]:
     correct = dict(Option.objects.filter(is_correct=True).values_list("question_id", "key"))
     learners: list[dict[str, object]] = []
     for n in range(count):
-        # No password: hashing one per learner would cost seconds, and sessions are made here.
-        learner = User.objects.create_user(f"bench-learner-{n}", f"bench{n}@example.com")
-        session = SessionStore()
-        session[SESSION_KEY] = str(learner.pk)
-        session[BACKEND_SESSION_KEY] = "progress.accounts.backends.UsernameOrEmailBackend"
-        session[HASH_SESSION_KEY] = learner.get_session_auth_hash()
-        session.create()
+        learner, session_key = signed_in_learner(f"bench-learner-{n}", f"bench{n}@example.com")
         runs = []
         for _ in range(quizzes):
             quiz = Quiz.objects.start(
@@ -163,7 +171,7 @@ def make_learners(count: int, quizzes: int) -> list[dict[str, object]]:
         first = mock.items.get(position=0)
         learners.append(
             {
-                "session": session.session_key,
+                "session": session_key,
                 "quizzes": runs,
                 "mock": [mock.code, correct[first.question_id or 0]],
             }
