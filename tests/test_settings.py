@@ -21,12 +21,21 @@ PRODUCTION = {
 }
 
 
-def start(**variables: str) -> subprocess.CompletedProcess[str]:
-    """Import the settings and run the system checks in a fresh process with this environment."""
+CHECK = ("check",)
+SHOW_CONN_MAX_AGE = (
+    "shell",
+    "-c",
+    "from django.conf import settings; print(settings.DATABASES['default']['CONN_MAX_AGE'])",
+)
+
+
+def start(command: tuple[str, ...] = CHECK, **variables: str) -> subprocess.CompletedProcess[str]:
+    """Import the settings and run the system checks (or another manage.py `command`) in a
+    fresh process with this environment."""
     env = {key: value for key, value in os.environ.items() if key not in SETTINGS_VARIABLES}
     env.update(variables)
-    return subprocess.run(
-        [sys.executable, "manage.py", "check"],
+    return subprocess.run(  # noqa: S603 - manage.py with this module's own commands
+        [sys.executable, "manage.py", *command],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -152,22 +161,6 @@ def test_the_documented_production_settings_pass_the_deploy_check_without_a_warn
 def test_postgresql_connections_are_kept_unless_told_otherwise(variables, kept):
     """Opened per request, a PostgreSQL connection (a forked, authenticated server process)
     would add about a third to a signed-in answer."""
-    env = {key: value for key, value in os.environ.items() if key not in SETTINGS_VARIABLES}
-    env.update(DEBUG="1", **variables)
-    result = subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "shell",
-            "-c",
-            "from django.conf import settings; "
-            "print(settings.DATABASES['default']['CONN_MAX_AGE'])",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    result = start(SHOW_CONN_MAX_AGE, DEBUG="1", **variables)
+    assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == kept
