@@ -11,6 +11,9 @@ Variables (all optional in development):
   DATABASE_URL          default sqlite:///<project>/db.sqlite3; postgres://... uses psycopg 3.
   CONN_MAX_AGE          seconds to keep database connections, default 60 on PostgreSQL, 0 on
                         SQLite.
+  PG_PREPARE_THRESHOLD  runs of a statement on a PostgreSQL connection before it is prepared
+                        (parsed and planned once), default 2; 0 prepares nothing (behind a
+                        transaction-pooling PgBouncer).
   CACHE_URL             default locmem:// (one cache per process); redis://host:6379/0 shares
                         one cache between all processes, so an admin's edit shows at once.
   CACHE_MAX_ENTRIES     entries of the per-process cache, default 5000.
@@ -235,6 +238,16 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
     _database["TEST"] = {
         "NAME": str(Path(tempfile.gettempdir()) / f"courseiva-test-{os.getpid()}.db")
     }
+if _database["ENGINE"] == "django.db.backends.postgresql":
+    # Parameters sent apart from the SQL, and a statement run PG_PREPARE_THRESHOLD times on a
+    # kept connection prepared: the server then skips parsing and planning it. Planning the
+    # quiz item's six-table query took 0.7 ms of its 0.8; the answer's dozen statements are
+    # the same text every time. 0 turns preparing off, as a transaction-pooling PgBouncer
+    # without max_prepared_statements needs.
+    _threshold = env_int("PG_PREPARE_THRESHOLD", 2, minimum=0)
+    _database.setdefault("OPTIONS", {}).update(
+        {"server_side_binding": True, "prepare_threshold": _threshold or None}
+    )
 DATABASES = {"default": _database}
 
 CACHE_URL = env_str("CACHE_URL", "locmem://")

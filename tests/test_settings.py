@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SETTINGS_VARIABLES = {
     "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CSRF_TRUSTED_ORIGINS",
     "CONN_MAX_AGE", "CACHE_URL", "LOG_LEVEL", "EMAIL_URL", "AXES_FAILURE_LIMIT", "SITE_URL",
-    "UNSAFE_MAIL_TO_CONSOLE", "FORCE_SCRIPT_NAME",
+    "UNSAFE_MAIL_TO_CONSOLE", "FORCE_SCRIPT_NAME", "PG_PREPARE_THRESHOLD",
 }  # fmt: skip
 PRODUCTION = {
     "DEBUG": "0",
@@ -164,3 +164,56 @@ def test_postgresql_connections_are_kept_unless_told_otherwise(variables, kept):
     result = start(SHOW_CONN_MAX_AGE, DEBUG="1", **variables)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == kept
+
+
+SHOW_DATABASE_OPTIONS = (
+    "shell",
+    "-c",
+    "from django.conf import settings; o = settings.DATABASES['default'].get('OPTIONS', {}); "
+    "print(o.get('server_side_binding'), o.get('prepare_threshold'))",
+)
+
+
+@pytest.mark.parametrize(
+    ("variables", "shown"),
+    [
+        ({}, "True 2"),
+        ({"PG_PREPARE_THRESHOLD": "10"}, "True 10"),
+        ({"PG_PREPARE_THRESHOLD": "0"}, "True None"),  # behind a transaction-pooling PgBouncer
+    ],
+)
+def test_postgresql_statements_are_prepared_unless_told_otherwise(variables, shown):
+    result = start(
+        SHOW_DATABASE_OPTIONS,
+        DEBUG="1",
+        DATABASE_URL="postgres://courseiva@db.internal:5432/courseiva",
+        **variables,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == shown
+
+
+def test_a_bad_prepare_threshold_stops_start_up():
+    result = start(
+        DEBUG="1", DATABASE_URL="postgres://db.internal/courseiva", PG_PREPARE_THRESHOLD="-1"
+    )
+    assert result.returncode != 0
+    assert "PG_PREPARE_THRESHOLD" in result.stderr
+
+
+@pytest.mark.django_db
+def test_a_repeated_statement_is_prepared_on_postgresql():
+    """The quiz answer's statements are the same text every time: after the threshold's runs
+    the server keeps their plan, which was most of their cost."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+    with connection.cursor() as cursor:
+        for _ in range(3):
+            cursor.execute("SELECT COUNT(*) FROM progress_quiz WHERE code = %s", ["absent"])
+        cursor.execute(
+            "SELECT COUNT(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%FROM progress_quiz WHERE code = $1%"],
+        )
+        assert cursor.fetchone()[0] == 1
