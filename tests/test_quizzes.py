@@ -477,3 +477,47 @@ def test_the_learner_panel_is_on_quiz_pages_too(client, learner, topic):
     assert reverse("bookmark_toggle", args=[question.uid]) in text
     assert reverse("report_problem", args=[question.uid]) in text
     assert 'name="served"' not in text
+
+
+def test_the_written_out_item_query_reads_what_the_orm_reads(client, learner, topic):
+    """learner_item is the ORM's select_related written by hand: every field it loads, with
+    the database's conversions (JSON, durations, times, booleans), as the ORM gives them."""
+    from progress.practice.item_query import learner_item
+
+    start(client, topic)
+    quiz = quiz_of(learner)
+    client.get(reverse("quiz_item", args=[quiz.code, 1]))  # served: the answer is timed
+    answer_item(client, quiz, 1, right=False)
+    first = quiz.items.get(position=0)
+    Bookmark.objects.create(learner=learner, question=first.question)
+    Note.objects.create(learner=learner, question=first.question, text="Port 443, not 22")
+    Note.objects.create(learner=UserFactory(), question=first.question, text="Someone else's")
+
+    item = learner_item(learner.pk, quiz.code, 0)
+    orm = QuizItem.objects.select_related("quiz__exam", "quiz__topic", "question", "attempt").get(
+        pk=first.pk
+    )
+    assert item is not None
+    for mine, theirs in [
+        (item, orm),
+        (item.quiz, orm.quiz),
+        (item.attempt, orm.attempt),
+        (item.quiz.topic, orm.quiz.topic),
+    ]:
+        for field in type(theirs)._meta.concrete_fields:
+            assert getattr(mine, field.attname) == getattr(theirs, field.attname), field.name
+    assert item.attempt.chosen
+    assert item.attempt.is_correct is False
+    assert item.attempt.time_spent is not None
+    assert item.served_at is not None
+    assert (item.quiz.exam.code, item.question.uid) == (orm.quiz.exam.code, orm.question.uid)
+    assert item.question.is_published
+    assert (item.bookmarked, item.note_text) == (True, "Port 443, not 22")
+
+    unanswered = learner_item(learner.pk, quiz.code, 1)
+    assert unanswered is not None
+    assert getattr(unanswered, "attempt", None) is None
+    assert (unanswered.bookmarked, unanswered.note_text) == (False, None)
+    # Another learner's code, or a place past the end, finds nothing.
+    assert learner_item(UserFactory().pk, quiz.code, 0) is None
+    assert learner_item(learner.pk, quiz.code, 99) is None

@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
@@ -30,6 +30,7 @@ from courseiva.http import invalid_form_status
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
 from progress.practice.forms import HistoryFilterForm, NoteForm, QuizStartForm, ReportForm
+from progress.practice.item_query import learner_item
 from progress.practice.marks import Bookmark, Note, ProblemReport
 from progress.practice.models import Attempt, Quiz, QuizItem, Selection, Source
 from progress.practice.public_pages import PANEL_TEMPLATE, Panel
@@ -56,20 +57,11 @@ def _get_quiz_for_learner(request: AuthenticatedHttpRequest, code: str) -> Quiz:
 def _get_item_for_learner(request: AuthenticatedHttpRequest, code: str, number: int) -> QuizItem:
     """Item `number` (1-based) of the learner's quiz, with its quiz, question and attempt,
     and the learner's bookmark and note on the question (`bookmarked`, `note_text`), for the
-    panel under it: one query, the answer's most frequent page."""
-    mine = {"learner": request.user, "question_id": OuterRef("question_id")}
-    return get_object_or_404(
-        QuizItem.objects.select_related("quiz__exam", "quiz__topic", "question", "attempt")
-        # The question's text comes from its cached page: only its uid and status are read.
-        .defer(*(f"question__{name}" for name in QUESTION_TEXT_FIELDS))
-        .annotate(
-            bookmarked=Exists(Bookmark.objects.filter(**mine)),
-            note_text=Subquery(Note.objects.filter(**mine).values("text")[:1]),
-        ),
-        quiz__code=code,
-        quiz__learner=request.user,
-        position=number - 1,
-    )
+    panel under it: one query, written out (see item_query), the answer's most frequent."""
+    item = learner_item(request.user.pk, code, number - 1) if number > 0 else None
+    if item is None:
+        raise Http404("No such quiz question")
+    return item
 
 
 def _get_question_for_learner(request: AuthenticatedHttpRequest, uid: str) -> tuple[User, Question]:
