@@ -209,9 +209,20 @@ def _shared_render(
     context: dict[str, object],
     variant: str,
 ) -> HttpResponse:
+    return HttpResponse(shared_html(request, page, template, context, variant))
+
+
+def shared_html(
+    request: HttpRequest,
+    page: QuestionPage,
+    template: str,
+    context: dict[str, object],
+    variant: str,
+) -> str:
     """Render once per question version and variant (the form, or the result of one set of
-    choices), cache the HTML, and fill in this request's CSRF token. Rendering the templates
-    costs several times more than the rest of the request."""
+    choices), cache the HTML, and fill in this request's CSRF token and CSP nonce. Rendering
+    the templates costs several times more than the rest of the request. The context must
+    hold nothing of one viewer's: the user is the anonymous one, messages none."""
     key = f"question-html:{page.version}:{template}:{variant}"
     html = cache.get(key)
     if html is None:
@@ -226,17 +237,21 @@ def _shared_render(
         cache.set(key, html, CACHE_SECONDS)
     if variant == "form" and template == QUESTION_TEMPLATE:
         keep_form_html(page.uid, html)
-    return _with_token(request, html)
+    return _filled(request, html)
 
 
 def _with_token(request: HttpRequest, html: str) -> HttpResponse:
+    return HttpResponse(_filled(request, html))
+
+
+def _filled(request: HttpRequest, html: str) -> str:
     """The shared HTML with this request's CSRF token and CSP nonce filled in."""
     if TOKEN_SLOT in html:
         html = html.replace(TOKEN_SLOT, get_token(request))
     nonce = get_nonce(request)
     if NONCE_SLOT in html and nonce is not None:
         html = html.replace(NONCE_SLOT, str(nonce))
-    return HttpResponse(html)
+    return html
 
 
 def answer_too_large(request: HtmxHttpRequest, page: QuestionPage) -> HttpResponse:

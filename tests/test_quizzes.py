@@ -307,6 +307,46 @@ def test_htmx_answer_returns_the_result_and_updates_the_header(client, learner, 
     )
 
 
+def test_the_shared_htmx_result_carries_each_learners_own_quiz(client, learner, topic):
+    """The result part is rendered once per question and choice for everyone; the quiz's part
+    in it (the score, the way on, the header, the stop form's token) is each learner's."""
+    from django.test import Client
+
+    question = topic.questions.published().order_by("pk").first()
+    other = UserFactory()
+    other_client = Client()
+    other_client.force_login(other)
+    texts = {}
+    for who, who_client, right_before in ((learner, client, 0), (other, other_client, 2)):
+        ids = [q.pk for q in topic.questions.published().order_by("pk")[1:4]]
+        quiz = Quiz.objects.start(
+            learner=who, exam=topic.exam, topic=topic, selection="any", length=None,
+            question_ids=[*ids[:right_before], question.pk, *ids[right_before:]],
+        )  # fmt: skip
+        for number in range(1, right_before + 1):
+            answer_item(who_client, quiz, number, right=True)
+        response = answer_item(who_client, quiz, right_before + 1, right=False, htmx=True)
+        assert response.status_code == 200
+        texts[who.pk] = (quiz, response.text)
+
+    (mine, my_text), (theirs, their_text) = texts[learner.pk], texts[other.pk]
+    for quiz, text in texts.values():
+        assert "Not quite" in text
+        assert "Option by option" in text
+        assert reverse("quiz_summary", args=[quiz.code]) in text
+        assert "quiz-next-slot" not in text
+        assert "slot-not-a-token" not in text
+        assert 'name="csrfmiddlewaretoken"' in text  # the stop form's, this request's
+    assert reverse("quiz_summary", args=[theirs.code]) not in my_text
+    assert reverse("quiz_summary", args=[mine.code]) not in their_text
+    assert "Question 1 of 4" in my_text
+    assert "Question 3 of 4" in their_text
+    assert "<strong>0</strong> right of 1 answered" in my_text
+    assert "<strong>2</strong> right of 3 answered" in their_text
+    # Outside the slot, the two results are the one rendering.
+    assert my_text.split('<p class="next-step">')[0] == their_text.split('<p class="next-step">')[0]
+
+
 def test_time_spent_is_measured_on_the_server(client, learner, topic):
     from datetime import timedelta
 

@@ -19,6 +19,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
@@ -40,7 +41,7 @@ from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Exam, Question, Topic
 from questions.pages import QuestionPage, question_page
-from questions.views import render_question
+from questions.views import render_question, shared_html
 
 HISTORY_PAGE_SIZE = 25
 BOOKMARKS_PAGE_SIZE = 25
@@ -311,6 +312,8 @@ def _render_item(
         grade = page.grade(str(choice.get("key", "")) for choice in attempt.chosen)
         context.update(grade=grade, breakdown=page.breakdown(grade), attempt=attempt)
     template = QUESTION_TEMPLATE
+    if request.htmx and attempt is not None and status == 200 and page.is_published:
+        return _quiz_result(request, page, context)
     if request.htmx:
         template += "#result" if attempt is not None else "#answer_form"
         context["quiz_header_oob"] = True
@@ -326,6 +329,32 @@ def _render_item(
         # Without JavaScript, bookmarking or saving a note comes back to the quiz.
         context["panel_next"] = request.path
     return TemplateResponse(request, template, context, status=status)
+
+
+QUIZ_NEXT_SLOT = "<!-- quiz-next-slot -->"
+
+
+def _quiz_result(
+    request: AuthenticatedHttpRequest, page: QuestionPage, context: dict[str, Any]
+) -> HttpResponse:
+    """An answered quiz question's result, as the htmx form swaps it in. It is the same for
+    every learner who chose the same options, so it is rendered once per question version and
+    choice (as the visitor's result is), with a slot where this quiz's own part goes: the way
+    on and the header, rendered for this request. Authors' markup is sanitised, which drops
+    comments, so the slot cannot come from a question."""
+    grade = context["grade"]
+    shared = {
+        "page": page,
+        "grade": grade,
+        "breakdown": context["breakdown"],
+        "quiz_next_template": "progress/practice/_quiz_next_slot.html",
+    }
+    variant = "quiz:" + ",".join(sorted(grade.chosen))
+    html = shared_html(request, page, f"{QUESTION_TEMPLATE}#result", shared, variant)
+    own = render_to_string(
+        "progress/practice/_quiz_next.html", {**context, "quiz_header_oob": True}, request=request
+    )
+    return HttpResponse(html.replace(QUIZ_NEXT_SLOT, own, 1))
 
 
 @require_GET
