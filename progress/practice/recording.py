@@ -28,6 +28,7 @@ from progress.readiness.models import (
     QuestionReadiness,
     TopicReadiness,
 )
+from questions.row_insert import insert_instances
 
 
 def _model(name: str) -> Any:
@@ -132,7 +133,7 @@ def record_answers(learner_id: int, attempts: list[Any], *, counted_at: datetime
     the insert, the exam rows' update (one per exam), the topics' upsert, the review cards'
     upsert (when one changes), the daily totals' upsert; and the opening of a batch when none
     is pending (with its enqueue after commit)."""
-    Attempt, LearnerDay, ReviewCard = _model("Attempt"), _model("LearnerDay"), _model("ReviewCard")
+    LearnerDay, ReviewCard = _model("LearnerDay"), _model("ReviewCard")
 
     question_ids = sorted({a.question_id for a in attempts if a.question_id is not None})
     update = ExamAbility.objects.lock(learner_id, {a.exam_id for a in attempts})
@@ -159,7 +160,7 @@ def record_answers(learner_id: int, attempts: list[Any], *, counted_at: datetime
     )
     for n, attempt in enumerate(attempts):
         attempt.learner_logit = logits.get(n)
-    Attempt.objects.bulk_create(attempts)
+    insert_instances(attempts)  # bulk_create, without its per-field preparation
     update.save([a.pk for a in attempts])
     ReviewCard.objects.review_answers(
         learner_id,
