@@ -416,3 +416,37 @@ def test_password_reset_with_a_bad_link_says_so(client):
     response = client.get(reverse("password_reset_confirm", args=["Mg", "bad-token"]))
     assert response.status_code == 200
     assert "This link no longer works" in response.text
+
+
+# The session and the user, read by written-out queries on every signed-in request ---------
+
+
+def test_a_signed_in_session_reads_back_its_user_on_the_next_request(client, learner):
+    response = client.get(reverse("progress_home"))
+    assert response.status_code == 200
+    assert response.wsgi_request.user == learner
+    assert response.wsgi_request.user.date_joined == learner.date_joined  # a datetime, converted
+
+
+def test_an_expired_session_signs_the_learner_out(client, learner):
+    from datetime import timedelta
+
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    Session.objects.update(expire_date=timezone.now() - timedelta(seconds=1))
+    response = client.get(reverse("progress_home"))
+    assert response.status_code == 302
+    assert reverse("login") in response.url
+
+
+@pytest.mark.parametrize("change", ["deactivate", "delete"])
+def test_a_deactivated_or_deleted_user_is_signed_out(client, learner, change):
+    if change == "deactivate":
+        learner.is_active = False
+        learner.save()
+    else:
+        learner.delete()
+    response = client.get(reverse("progress_home"))
+    assert response.status_code == 302
+    assert not response.wsgi_request.user.is_authenticated
