@@ -58,14 +58,19 @@ def build_all(parts: Sequence[Columns], row: Sequence[Any]) -> tuple[list[Any], 
 def _convert(field: models.Field[Any, Any], value: Any) -> Any:
     if value is None:
         return None
-    for converter in _converters(connection.vendor, field):
-        value = converter(value, field, connection)
+    column, converters = _converters(connection.vendor, field)
+    for converter in converters:
+        value = converter(value, column, connection)
     return value
 
 
 @cache
-def _converters(vendor: str, field: models.Field[Any, Any]) -> list[Any]:
-    """What the ORM's compiler applies to the field's column read back: the backend's, then
-    the field's own (`from_db_value`). Per database vendor, kept for the process."""
+def _converters(vendor: str, field: models.Field[Any, Any]) -> tuple[Any, list[Any]]:
+    """The field's column as the ORM's compiler sees it, and what the compiler applies to its
+    values read back: the backend's converters, then the field's own (`from_db_value`). Per
+    database vendor, kept for the process."""
     column = field.get_col(field.model._meta.db_table)
-    return [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)]
+    return column, [
+        *connection.ops.get_db_converters(column),
+        *column.get_db_converters(connection),
+    ]
