@@ -559,3 +559,24 @@ def test_a_save_racing_the_submission_never_lands_after_the_grading():
             assert mock.right_count == 0
             assert not recorded
         Attempt.objects.filter(learner=learner).delete()
+
+
+def test_the_written_out_mock_item_query_reads_what_the_orm_reads(client, learner, exam):
+    """MockItem.objects.learner_item is the ORM's select_related written by hand: every field,
+    with the database's conversions (decimals, times, JSON), as the ORM gives them."""
+    mock = start(client, exam)
+    first = mock.items.get(position=0)
+    save(client, mock, 1, keys(first)[0], flagged=True)
+
+    item = MockItem.objects.learner_item(learner.pk, mock.code, 0)
+    orm = MockItem.objects.select_related("mock__exam", "question").get(pk=first.pk)
+    assert item is not None
+    for mine, theirs in [(item, orm), (item.mock, orm.mock), (item.mock.exam, orm.mock.exam)]:
+        for field in type(theirs)._meta.concrete_fields:
+            assert getattr(mine, field.attname) == getattr(theirs, field.attname), field.name
+    assert item.chosen_keys == [keys(first)[0]]
+    assert item.flagged is True
+    assert item.question.uid == orm.question.uid
+    # Another learner's code, or a place past the end, finds nothing.
+    assert MockItem.objects.learner_item(UserFactory().pk, mock.code, 0) is None
+    assert MockItem.objects.learner_item(learner.pk, mock.code, 999) is None

@@ -4,6 +4,7 @@ on the server, and the submission that grades it and records its answers once.""
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
 from django.db import IntegrityError, connection, models, transaction
@@ -17,6 +18,7 @@ from django.db.models import (
 )
 from django.utils import timezone
 
+from courseiva.rows import Columns, build_all
 from progress.accounts.models import User
 from progress.codes import new_code
 from progress.mocks.draw import draw_questions
@@ -244,6 +246,21 @@ class MockExam(models.Model):
 
 
 class MockItemQuerySet(models.QuerySet["MockItem"]):
+    def learner_item(self, learner_id: int, code: str, position: int) -> "MockItem | None":
+        """Item `position` (0-based) of the learner's mock exam `code`, with its sitting (and
+        exam) and question cached; None when the learner has no such item. One query, written
+        out (courseiva.rows): every save of a sitting starts with it."""
+        parts, sql = _item_read(connection.vendor)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [code, learner_id, position])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        (item, mock, exam, question), _ = build_all(parts, row)
+        mock.exam = exam
+        item.mock, item.question = mock, question
+        return item
+
     def save_answer(self, item: "MockItem", chosen: list[str], *, flagged: bool) -> bool:
         """Save the answer to `item` and its flag while its sitting is open: False, saving
         nothing, once it is submitted. One statement, its own transaction.
@@ -272,6 +289,29 @@ class MockItemQuerySet(models.QuerySet["MockItem"]):
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             return cursor.rowcount == 1
+
+
+@cache
+def _item_read(vendor: str) -> tuple[list[Columns], str]:
+    parts = [
+        Columns(MockItem, "mi"),
+        Columns(MockExam, "me"),
+        Columns(Exam, "ex"),
+        # Its text comes from the cached page: the uid and status are what the view reads.
+        Columns(Question, "qu", ["uid", "status"]),
+    ]
+    q = connection.ops.quote_name
+    table = {part.alias: q(part.model._meta.db_table) for part in parts}
+    # Only quoted names go into the text; the values are parameters.
+    sql = (
+        f"SELECT {', '.join(part.select() for part in parts)} "  # noqa: S608
+        f"FROM {table['me']} me JOIN {table['mi']} mi ON mi.mock_id = me.id "
+        f"JOIN {table['ex']} ex ON ex.id = me.exam_id "
+        f"LEFT JOIN {table['qu']} qu ON qu.id = mi.question_id "
+        # The sitting by its code and owner: another learner's code finds nothing.
+        "WHERE me.code = %s AND me.learner_id = %s AND mi.position = %s"
+    )
+    return parts, sql
 
 
 def _prepared(name: str, value: object) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef, Q
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
@@ -110,12 +110,9 @@ def mock_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @login_required
 def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> HttpResponse:
-    item = get_object_or_404(
-        MockItem.objects.select_related("mock__exam", "question"),
-        mock__code=code,
-        mock__learner=request.user,
-        position=number - 1,
-    )
+    item = MockItem.objects.learner_item(request.user.pk, code, number - 1) if number > 0 else None
+    if item is None:
+        raise Http404("No such mock exam question")
     mock = item.mock
     if not mock.is_submitted and mock.time_is_up:
         mock.submit(at=mock.deadline)
