@@ -7,7 +7,6 @@ model's fields under a table alias and builds back the instance the ORM would ha
 value through the same converters (text to date-time on SQLite, JSON text to values)."""
 
 from collections.abc import Sequence
-from functools import cache
 from typing import Any
 
 from django.db import connection, models
@@ -27,6 +26,7 @@ class Columns:
         ]
         self.attnames = [f.attname for f in self.fields]
         self.columns = [f.column or f.attname for f in self.fields]
+        self._converting: dict[str, list[Any]] = {}  # per database vendor, see _converting
 
     def __len__(self) -> int:
         return len(self.fields)
@@ -39,9 +39,16 @@ class Columns:
         """The instance, or None for the columns of a LEFT JOIN that found no row."""
         if values[0] is None:
             return None
-        converted = [
-            _convert(field, value) for field, value in zip(self.fields, values, strict=True)
-        ]
+        converted = list(values)
+        vendor = connection.vendor
+        if (converting := self._converting.get(vendor)) is None:
+            converting = self._converting[vendor] = _converting(self.fields)
+        for index, column, converters in converting:
+            value = converted[index]
+            if value is not None:
+                for converter in converters:
+                    value = converter(value, column, connection)
+                converted[index] = value
         return self.model.from_db(connection.alias, self.attnames, converted)
 
 
@@ -55,22 +62,18 @@ def build_all(parts: Sequence[Columns], row: Sequence[Any]) -> tuple[list[Any], 
     return built, start
 
 
-def _convert(field: models.Field[Any, Any], value: Any) -> Any:
-    if value is None:
-        return None
-    column, converters = _converters(connection.vendor, field)
-    for converter in converters:
-        value = converter(value, column, connection)
-    return value
-
-
-@cache
-def _converters(vendor: str, field: models.Field[Any, Any]) -> tuple[Any, list[Any]]:
-    """The field's column as the ORM's compiler sees it, and what the compiler applies to its
-    values read back: the backend's converters, then the field's own (`from_db_value`). Per
-    database vendor, kept for the process."""
-    column = field.get_col(field.model._meta.db_table)
-    return column, [
-        *connection.ops.get_db_converters(column),
-        *column.get_db_converters(connection),
-    ]
+def _converting(fields: Sequence[models.Field[Any, Any]]) -> list[Any]:
+    """(position, column, converters) of the fields whose values read back need converting:
+    what the ORM's compiler applies, the backend's converters (text to date-time on SQLite)
+    then the field's own (`from_db_value`), given the column expression as the compiler
+    gives it. Most fields need none."""
+    found = []
+    for index, field in enumerate(fields):
+        column = field.get_col(field.model._meta.db_table)
+        converters = [
+            *connection.ops.get_db_converters(column),
+            *column.get_db_converters(connection),
+        ]
+        if converters:
+            found.append((index, column, converters))
+    return found
