@@ -1,10 +1,14 @@
-"""Model instances from written-out queries.
+"""Model rows in written-out queries: instances read back, values written, writes run together.
 
 The hottest requests (a quiz answer, a mock-exam save, the session and user of every signed-in
 request) read rows whose query the ORM would compile afresh each time, which cost more than
 running it prepared. Those queries are written out once; `Columns` gives the SELECT list of a
 model's fields under a table alias and builds back the instance the ORM would have made, each
-value through the same converters (text to date-time on SQLite, JSON text to values)."""
+value through the same converters (text to date-time on SQLite, JSON text to values).
+
+The answer's writes are written out for the same reason: `db_values` prepares an instance's
+values as the ORM would send them, `upsert` builds one INSERT ... ON CONFLICT for many rows,
+and `run_together` sends independent writes in one round trip on PostgreSQL."""
 
 from collections.abc import Sequence
 from typing import Any
@@ -77,3 +81,53 @@ def _converting(fields: Sequence[models.Field[Any, Any]]) -> list[Any]:
         if converters:
             found.append((index, column, converters))
     return found
+
+
+Statement = tuple[str, list[Any]]
+
+
+def db_values(instance: models.Model, names: Sequence[str]) -> list[Any]:
+    """The instance's values of these fields (attnames), as the ORM would send them: each
+    through its field's get_db_prep_save (JSON, date-times)."""
+    fields = {field.attname: field for field in instance._meta.concrete_fields}
+    return [
+        fields[name].get_db_prep_save(getattr(instance, name), connection=connection)
+        for name in names
+    ]
+
+
+def upsert(
+    model: type[models.Model],
+    conflict: Sequence[str],
+    written: Sequence[str],
+    instances: Sequence[models.Model],
+) -> Statement:
+    """One INSERT of the instances' `conflict` and `written` fields (attnames) which, where a
+    row with the same `conflict` values exists, overwrites its `written` ones instead."""
+    q = connection.ops.quote_name
+    columns = [*conflict, *written]
+    row = f"({', '.join(['%s'] * len(columns))})"
+    updates = ", ".join(f"{q(name)} = excluded.{q(name)}" for name in written)
+    sql = (
+        f"INSERT INTO {q(model._meta.db_table)} ({', '.join(q(c) for c in columns)}) "  # noqa: S608
+        f"VALUES {', '.join([row] * len(instances))} "
+        f"ON CONFLICT ({', '.join(q(c) for c in conflict)}) DO UPDATE SET {updates}"
+    )
+    return sql, [value for instance in instances for value in db_values(instance, columns)]
+
+
+def run_together(statements: Sequence[Statement | None]) -> None:
+    """Run writes that touch different rows, in the caller's transaction: on PostgreSQL as one
+    statement (all but the last as data-modifying WITH queries, which see the same snapshot
+    and must not touch the same rows), one round trip instead of one each; elsewhere in turn."""
+    given = [statement for statement in statements if statement is not None]
+    if not given:
+        return
+    with connection.cursor() as cursor:
+        if connection.vendor != "postgresql" or len(given) == 1:
+            for sql, params in given:
+                cursor.execute(sql, params)
+            return
+        *first, (last, _) = given
+        heads = ", ".join(f"w{n} AS ({sql})" for n, (sql, _) in enumerate(first))
+        cursor.execute(f"WITH {heads} {last}", [v for _, params in given for v in params])

@@ -5,11 +5,11 @@ learner, and every view reaches it through that learner."""
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import fsrs
-from django.db import IntegrityError, connection, models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncDate
 from django.urls import reverse
@@ -19,10 +19,11 @@ from progress.accounts.models import User
 from progress.codes import new_code
 from progress.practice.marks import Bookmark
 from progress.practice.recording import (
+    card_upsert,
     count_quiz_answer,
-    day_totals_upsert,
     quiz_loaded,
     record_answers,
+    run_together,
 )
 from progress.readiness.batches import BatchAnswer
 from progress.readiness.rebuild import LoggedAnswer
@@ -560,17 +561,18 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
                 learner_id=learner_id, question_id__in={qid for qid, _, _ in answers}
             )
         }
-        self.review_answers(learner_id, cards, answers)
+        run_together([card_upsert(self.reviewed(learner_id, cards, answers))])
 
-    def review_answers(
+    def reviewed(
         self,
         learner_id: int,
         cards: dict[int, "ReviewCard"],
         answers: Sequence[tuple[int, bool, datetime]],
-    ) -> None:
-        """Reschedule the learner's `cards` (by question id, as read by the caller under the
-        learner's lock) after these answers: a wrong answer makes a card if there was none; a
-        right one moves an existing card on. One upsert, none when no card changes."""
+    ) -> list["ReviewCard"]:
+        """The learner's `cards` (by question id, as read by the caller under the learner's
+        lock) rescheduled after these answers, to be written (see recording.card_upsert): a
+        wrong answer makes a card if there was none; a right one moves an existing card on.
+        None changes on a right first answer. No query."""
         touched: dict[int, ReviewCard] = {}
         for question_id, right, when in answers:
             card = touched.get(question_id) or cards.get(question_id)
@@ -580,15 +582,7 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
                 card = ReviewCard(learner_id=learner_id, question_id=question_id)
             card.review(right, when)
             touched[question_id] = card
-        for card in touched.values():
-            card.pk = None  # the upsert finds the row by learner and question
-        if touched:
-            ReviewCard.objects.bulk_create(
-                list(touched.values()),
-                update_conflicts=True,
-                unique_fields=["learner", "question"],
-                update_fields=["card", "due", "reviews"],
-            )
+        return list(touched.values())
 
 
 class ReviewCard(models.Model):
@@ -622,26 +616,6 @@ class ReviewCard(models.Model):
 
 
 class LearnerDayQuerySet(models.QuerySet["LearnerDay"]):
-    def count_answers(
-        self, learner_id: int, answers: Sequence[tuple[datetime, bool, timedelta | None]]
-    ) -> None:
-        """Add answers (when, right, time spent) to the learner's daily totals, in the caller's
-        transaction."""
-        days: dict[date, list[int]] = {}
-        for when, is_right, spent in answers:
-            totals = days.setdefault(timezone.localdate(when), [0, 0, 0, 0])
-            totals[0] += 1
-            totals[1] += int(is_right)
-            if spent is not None:
-                totals[2] += 1
-                totals[3] += round(spent.total_seconds())
-        if not days:
-            return
-        # One upsert: the day's row made with these totals, or its totals increased.
-        sql, params = day_totals_upsert(learner_id, days)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-
     def rebuild(self, learner_id: int | None = None) -> int:
         """Recompute the daily totals from the attempts (all learners, or one). Returns the
         number of rows written."""

@@ -9,7 +9,8 @@ rows queue the learner's own answers, and the learners share only the batch lock
 side.
 
 The ORM's statement compilation costs as much as running the statements, so the reads are one
-raw query, commented, and each write is one statement."""
+raw query, commented, and the writes are written out (courseiva.rows): the attempt's insert,
+then the learner's exam, topic, card and day rows in one statement on PostgreSQL."""
 
 import json
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from django.apps import apps
 from django.db import connection, models
 from django.utils import timezone
 
+from courseiva.rows import Statement, run_together, upsert
 from progress.engine import learner_model
 from progress.practice.pending import QUESTION_BATCH, PendingWork
 from progress.readiness.models import (
@@ -128,12 +130,13 @@ def read_question_side(learner_id: int, question_ids: Sequence[int]) -> Question
 
 def record_answers(learner_id: int, attempts: list[Any], *, counted_at: datetime) -> None:
     """Insert a learner's new attempts and make every change they make to the learner's
-    state, in the caller's transaction (see the module's docstring). Queries, whatever the
+    state, in the caller's transaction (see the module's docstring). Statements, whatever the
     number of attempts: the lock of the learner's exam rows, the read of the questions' side,
-    the insert, the exam rows' update (one per exam), the topics' upsert, the review cards'
-    upsert (when one changes), the daily totals' upsert; and the opening of a batch when none
-    is pending (with its enqueue after commit)."""
-    LearnerDay, ReviewCard = _model("LearnerDay"), _model("ReviewCard")
+    the insert, then the writes: the exam rows' update (one per exam), the topics' upsert,
+    the review cards' upsert (when one changes) and the daily totals' upsert, which are one
+    statement on PostgreSQL; and the opening of a batch when none is pending (with its
+    enqueue after commit)."""
+    ReviewCard = _model("ReviewCard")
 
     question_ids = sorted({a.question_id for a in attempts if a.question_id is not None})
     update = ExamAbility.objects.lock(learner_id, {a.exam_id for a in attempts})
@@ -161,21 +164,51 @@ def record_answers(learner_id: int, attempts: list[Any], *, counted_at: datetime
     for n, attempt in enumerate(attempts):
         attempt.learner_logit = logits.get(n)
     insert_instances(attempts)  # bulk_create, without its per-field preparation
-    update.save([a.pk for a in attempts])
-    ReviewCard.objects.review_answers(
+    # The writes to the learner's exam, topic, card and day rows, none touching another's
+    # rows: one round trip on PostgreSQL (see run_together).
+    cards = ReviewCard.objects.reviewed(
         learner_id,
         side.cards,
         [(a.question_id, a.is_correct, a.answered_at) for a in attempts if a.question_id],
     )
-    LearnerDay.objects.count_answers(
-        learner_id, [(counted_at, a.is_correct, a.time_spent) for a in attempts]
+    run_together(
+        [
+            *update.statements([a.pk for a in attempts]),
+            card_upsert(cards),
+            day_totals_upsert(learner_id, day_totals(attempts, counted_at)),
+        ]
     )
     if not side.batch_pending and question_ids:
         PendingWork.objects.open_batch()
 
 
-def day_totals_upsert(learner_id: int, days: dict[date, list[int]]) -> tuple[str, list[Any]]:
-    """The daily totals' upsert (see LearnerDayQuerySet.count_answers): the SQL, its values."""
+def card_upsert(cards: Sequence[Any]) -> Statement | None:
+    """The upsert of the learner's rescheduled review cards (ReviewCardQuerySet.reviewed),
+    found by learner and question; None when no card changed."""
+    if not cards:
+        return None
+    written = ["card", "due", "reviews"]
+    return upsert(_model("ReviewCard"), ["learner_id", "question_id"], written, cards)
+
+
+def day_totals(attempts: Sequence[Any], counted_at: datetime) -> dict[date, list[int]]:
+    """[answers, right, timed answers, seconds] that the attempts add, all counted on the day
+    of `counted_at`."""
+    totals = [0, 0, 0, 0]
+    for attempt in attempts:
+        totals[0] += 1
+        totals[1] += int(attempt.is_correct)
+        if attempt.time_spent is not None:
+            totals[2] += 1
+            totals[3] += round(attempt.time_spent.total_seconds())
+    return {timezone.localdate(counted_at): totals} if attempts else {}
+
+
+def day_totals_upsert(learner_id: int, days: dict[date, list[int]]) -> Statement | None:
+    """The upsert adding these totals to the learner's days: a day's row made with them, or
+    its totals increased. None with no days."""
+    if not days:
+        return None
     LearnerDay = _model("LearnerDay")
     q = connection.ops.quote_name
     table = q(LearnerDay._meta.db_table)

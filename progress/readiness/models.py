@@ -15,6 +15,7 @@ from typing import Any
 from django.db import connection, models
 from django.utils import timezone
 
+from courseiva.rows import Statement, db_values, upsert
 from progress.accounts.models import User
 from progress.engine import learner_model
 from questions.models import Exam, Question, Topic
@@ -310,74 +311,41 @@ class ReadinessUpdate:
         self._sums = sums
         return {-placeholder - 1: logit for placeholder, _, _, logit in self.item_answers}
 
-    def save(self, attempt_ids: Sequence[int]) -> None:
-        """Write what `apply` computed, the answers' positions replaced by their attempts'
-        ids. One update per exam answered, and one upsert of the topics."""
+    def statements(self, attempt_ids: Sequence[int]) -> list[Statement]:
+        """The writes of what `apply` computed, the answers' positions replaced by their
+        attempts' ids: one update per exam answered, one upsert of the topics (for
+        courseiva.rows.run_together: they touch the learner's own rows, none twice)."""
         if not self._topic_ids:
-            return
+            return []
         now = timezone.now()
-        for exam_id in self._answered:
+        statements = []
+        q = connection.ops.quote_name
+        assignments = ", ".join(f"{q(name)} = %s" for name in ABILITY_WRITTEN)
+        table = q(ExamAbility._meta.db_table)
+        for exam_id in sorted(self._answered):
             ability = self.abilities[exam_id]
             ability.movers = [
                 [attempt_ids[-m[0] - 1], *m[1:]] if m[0] < 0 else m for m in ability.movers
             ]
+            ability.updated_at = now
             # Its row is locked (see `lock`): a plain write of the new state.
-            _write_ability(ability, now)
+            sql = f"UPDATE {table} SET {assignments} WHERE id = %s"  # noqa: S608
+            statements.append((sql, [*db_values(ability, ABILITY_WRITTEN), ability.pk]))
         # The topics' rows: made on a first answer to a topic, else overwritten.
-        _upsert_topics(
-            [
-                TopicReadiness.from_state(
-                    self.learner_id, t, self._topic_states[t], now, self._sums.get(t, 0.0)
-                )
-                for t in self._topic_ids
-            ]
-        )
+        topics = [
+            TopicReadiness.from_state(
+                self.learner_id, t, self._topic_states[t], now, self._sums.get(t, 0.0)
+            )
+            for t in self._topic_ids
+        ]
+        statements.append(upsert(TopicReadiness, ["learner_id", "topic_id"], TOPIC_WRITTEN, topics))
+        return statements
 
 
-# The answer's writes are written out rather than built by the ORM on every answer: its
-# statement compilation cost more than the statements (see progress.practice.recording).
+# Written out rather than built by the ORM on every answer: its statement compilation cost
+# more than the statements (see progress.practice.recording).
 ABILITY_WRITTEN = ("state", "answers", "movers", "updated_at")
 TOPIC_WRITTEN = ("state", "answers", "ability", "variance", "difficulty_sum", "updated_at")
-
-
-def _prepared(model: type[models.Model], names: Sequence[str], row: models.Model) -> list[Any]:
-    """The row's values of these fields, as the ORM would send them (JSON, date-times)."""
-    fields = {field.name: field for field in model._meta.concrete_fields}
-    return [
-        fields[name].get_db_prep_save(getattr(row, name), connection=connection) for name in names
-    ]
-
-
-def _write_ability(ability: "ExamAbility", now: datetime) -> None:
-    """One UPDATE of the learner's locked exam row."""
-    ability.updated_at = now
-    q = connection.ops.quote_name
-    assignments = ", ".join(f"{q(name)} = %s" for name in ABILITY_WRITTEN)
-    sql = f"UPDATE {q(ExamAbility._meta.db_table)} SET {assignments} WHERE id = %s"  # noqa: S608
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*_prepared(ExamAbility, ABILITY_WRITTEN, ability), ability.pk])
-
-
-def _upsert_topics(rows: Sequence["TopicReadiness"]) -> None:
-    """One upsert of the learner's topic rows: made on a first answer, else overwritten."""
-    if not rows:
-        return
-    q = connection.ops.quote_name
-    table = q(TopicReadiness._meta.db_table)
-    columns = ["learner_id", "topic_id", *TOPIC_WRITTEN]
-    values = ", ".join([f"({', '.join(['%s'] * len(columns))})"] * len(rows))
-    updates = ", ".join(f"{q(name)} = excluded.{q(name)}" for name in TOPIC_WRITTEN)
-    sql = (
-        f"INSERT INTO {table} ({', '.join(q(c) for c in columns)}) VALUES {values} "  # noqa: S608
-        f"ON CONFLICT (learner_id, topic_id) DO UPDATE SET {updates}"
-    )
-    params = [
-        value
-        for row in rows
-        for value in [row.learner_id, row.topic_id, *_prepared(TopicReadiness, TOPIC_WRITTEN, row)]
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
 
 
 class ExamAbility(models.Model):
