@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from progress.practice.models import Quiz, ReviewCard
 from questions.pages import question_page
-from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
+from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory, record_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -75,3 +75,12 @@ def test_schedule_is_a_fixed_number_of_queries(
         )
     assert ReviewCard.objects.filter(learner=learner).count() == 9
     assert question_page(questions[0].uid) is not None
+
+
+def test_a_new_card_is_named_by_its_question(learner):
+    """fsrs names a card by the clock and sleeps a millisecond to keep names unique, inside
+    the answer's request; a card here is one per learner and question, named by it."""
+    question = QuestionFactory()
+    record_answer(learner, question, right=False)
+    card = ReviewCard.objects.get(learner=learner, question=question)
+    assert card.card["card_id"] == question.pk

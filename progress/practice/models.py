@@ -609,7 +609,13 @@ class ReviewCard(models.Model):
         return f"{self.learner_id} reviews {self.question_id} on {self.due:%Y-%m-%d %H:%M}"
 
     def review(self, right: bool, when: datetime) -> None:
-        card = fsrs.Card.from_dict(self.card) if self.card else fsrs.Card(due=when)
+        # A new card is named by its question: without an id fsrs takes the clock's
+        # milliseconds and sleeps one to keep the next unique, in the answer's request.
+        card = (
+            fsrs.Card.from_dict(self.card)
+            if self.card
+            else fsrs.Card(card_id=self.question_id, due=when)
+        )
         rating = fsrs.Rating.Good if right else fsrs.Rating.Again
         card, _ = SCHEDULER.review_card(card, rating, review_datetime=when)
         self.card, self.due, self.reviews = card.to_dict(), card.due, self.reviews + 1
