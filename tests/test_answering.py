@@ -259,6 +259,35 @@ def test_an_admin_edit_shows_at_once(client, single, django_capture_on_commit_ca
     assert "A <strong>freshly</strong> edited stem" in client.get(single.get_absolute_url()).text
 
 
+def test_an_edit_reaches_the_result_a_process_kept(
+    client, single, django_capture_on_commit_callbacks
+):
+    """The result's HTML is kept in the process by the page snapshot's version: an edit makes
+    a new snapshot, so the next answer shows the new text, not the kept one."""
+    from questions.pages import forget_questions
+
+    right = single.options.get(is_correct=True).key
+    for _ in range(2):  # rendered, then served from what the process kept
+        assert "stops replayed passwords" in answer(client, single, right).text
+    Question.objects.filter(pk=single.pk).update(explanation="Because a **second factor** helps.")
+    with django_capture_on_commit_callbacks(execute=True):
+        forget_questions([single.uid])
+    text = answer(client, single, right).text
+    assert "Because a <strong>second factor</strong> helps." in text
+    assert "stops replayed passwords" not in text
+
+
+def test_recent_html_keeps_the_latest_entries():
+    from questions.views import RecentHtml
+
+    recent = RecentHtml(2)
+    recent.put("a", "A")
+    recent.put("b", "B")
+    assert recent.get("a") == "A"  # now the latest
+    recent.put("c", "C")
+    assert (recent.get("a"), recent.get("b"), recent.get("c")) == ("A", None, "C")
+
+
 def test_an_import_shows_at_once(client, django_capture_on_commit_callbacks):
     bank = make_bank(2)
     import_document(bank)
