@@ -116,18 +116,20 @@ def upsert(
     return sql, [value for instance in instances for value in db_values(instance, columns)]
 
 
-def run_together(statements: Sequence[Statement | None]) -> None:
+def run_together(statements: Sequence[Statement | None]) -> tuple[Any, ...] | None:
     """Run writes that touch different rows, in the caller's transaction: on PostgreSQL as one
     statement (all but the last as data-modifying WITH queries, which see the same snapshot
-    and must not touch the same rows), one round trip instead of one each; elsewhere in turn."""
+    and must not touch the same rows), one round trip instead of one each; elsewhere in turn.
+    Returns the first row the last statement returns (its RETURNING), if any."""
     given = [statement for statement in statements if statement is not None]
     if not given:
-        return
+        return None
     with connection.cursor() as cursor:
         if connection.vendor != "postgresql" or len(given) == 1:
             for sql, params in given:
                 cursor.execute(sql, params)
-            return
-        *first, (last, _) = given
-        heads = ", ".join(f"w{n} AS ({sql})" for n, (sql, _) in enumerate(first))
-        cursor.execute(f"WITH {heads} {last}", [v for _, params in given for v in params])
+        else:
+            *first, (last, _) = given
+            heads = ", ".join(f"w{n} AS ({sql})" for n, (sql, _) in enumerate(first))
+            cursor.execute(f"WITH {heads} {last}", [v for _, params in given for v in params])
+        return cursor.fetchone() if cursor.description else None

@@ -20,7 +20,8 @@ from progress.codes import new_code
 from progress.practice.marks import Bookmark
 from progress.practice.recording import (
     card_upsert,
-    count_quiz_answer,
+    quiz_count,
+    quiz_counters,
     quiz_loaded,
     record_answers,
     run_together,
@@ -346,9 +347,14 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         quiz = quiz_item.quiz if quiz_item is not None and quiz_loaded(quiz_item) else None
         try:
             with transaction.atomic():
-                if quiz_item is not None:
-                    counters = count_quiz_answer(quiz_item.quiz_id, grade.is_correct, now)
-                self.insert_answers(learner.pk, [attempt], counted_at=now)
+                count = (
+                    quiz_count(quiz_item.quiz_id, grade.is_correct, now)
+                    if quiz_item is not None
+                    else None
+                )
+                counters = quiz_counters(
+                    record_answers(learner.pk, [attempt], counted_at=now, then=count)
+                )
         except IntegrityError:
             if quiz_item is not None:
                 if quiz is not None:  # another post counted it: show the counters it left

@@ -128,14 +128,17 @@ def read_question_side(learner_id: int, question_ids: Sequence[int]) -> Question
     return side
 
 
-def record_answers(learner_id: int, attempts: list[Any], *, counted_at: datetime) -> None:
+def record_answers(
+    learner_id: int, attempts: list[Any], *, counted_at: datetime, then: Statement | None = None
+) -> tuple[Any, ...] | None:
     """Insert a learner's new attempts and make every change they make to the learner's
     state, in the caller's transaction (see the module's docstring). Statements, whatever the
     number of attempts: the lock of the learner's exam rows, the read of the questions' side,
     the insert, then the writes: the exam rows' update (one per exam), the topics' upsert,
     the review cards' upsert (when one changes) and the daily totals' upsert, which are one
-    statement on PostgreSQL; and the opening of a batch when none is pending (with its
-    enqueue after commit)."""
+    statement on PostgreSQL, with `then` last (a quiz's count): its RETURNING row is
+    returned; and the opening of a batch when none is pending (with its enqueue after
+    commit)."""
     ReviewCard = _model("ReviewCard")
 
     question_ids = sorted({a.question_id for a in attempts if a.question_id is not None})
@@ -171,15 +174,17 @@ def record_answers(learner_id: int, attempts: list[Any], *, counted_at: datetime
         side.cards,
         [(a.question_id, a.is_correct, a.answered_at) for a in attempts if a.question_id],
     )
-    run_together(
+    returned = run_together(
         [
             *update.statements([a.pk for a in attempts]),
             card_upsert(cards),
             day_totals_upsert(learner_id, day_totals(attempts, counted_at)),
+            then,
         ]
     )
     if not side.batch_pending and question_ids:
         PendingWork.objects.open_batch()
+    return returned
 
 
 def card_upsert(cards: Sequence[Any]) -> Statement | None:
@@ -230,11 +235,12 @@ def quiz_loaded(quiz_item: Any) -> bool:
     return bool(_model("QuizItem").quiz.is_cached(quiz_item))
 
 
-def count_quiz_answer(quiz_id: int, is_correct: bool, now: datetime) -> tuple[Any, ...] | None:
-    """One more answered item of the quiz (and right one); finished with the last one. The
-    row lock this UPDATE takes also queues two posts of the same item, so that the loser's
-    insert fails on the unique constraint and its counting is rolled back with it. Returns
-    the counters it left (answered, right, finished at). One query."""
+def quiz_count(quiz_id: int, is_correct: bool, now: datetime) -> Statement:
+    """One more answered item of the quiz (and right one); finished with the last one; it
+    returns the counters it left (answered, right, finished at: see quiz_counters). It goes
+    last with the answer's writes: the learner's exam row, locked first, queues two posts of
+    the same item, so that the loser's insert fails on the unique constraint and its counting
+    is rolled back with it; the quiz row's own lock queues them when the question has no exam."""
     Quiz = _model("Quiz")
     q = connection.ops.quote_name
     table = q(Quiz._meta.db_table)
@@ -249,9 +255,11 @@ def count_quiz_answer(quiz_id: int, is_correct: bool, now: datetime) -> tuple[An
         f"AND {finished} IS NULL THEN %s "
         f"ELSE {finished} END WHERE id = %s RETURNING {answered}, {right}, {finished}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [1 if is_correct else 0, now, quiz_id])
-        row = cursor.fetchone()
+    return sql, [1 if is_correct else 0, now, quiz_id]
+
+
+def quiz_counters(row: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
+    """The quiz's counters as quiz_count's RETURNING gave them: (answered, right, finished)."""
     if row is None:
         return None
     finished_at = row[2]
