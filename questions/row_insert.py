@@ -51,12 +51,34 @@ def insert_rows(
     concrete = {field.attname: field for field in meta.concrete_fields}
     if unknown := [name for name in names if name not in concrete]:
         raise ValueError(f"no column {unknown} in {meta.label} (a foreign key is `name_id`)")
-    fields = [concrete[name] for name in names]
     if returning_pk and not connection.features.can_return_rows_from_bulk_insert:
         # A database that cannot say the new keys of a multi-row insert: bulk_create knows.
         instances = [model(**dict(zip(names, row, strict=True))) for row in rows]
         model._default_manager.bulk_create(instances)
         return [instance.pk for instance in instances]
+    keys: list[Any] = []
+    with connection.cursor() as cursor:
+        for sql, params in insert_statements(model, names, rows, returning_pk=returning_pk):
+            cursor.execute(sql, params)
+            if returning_pk:
+                # Both databases return the rows in the order of VALUES, as bulk_create
+                # relies on too.
+                keys.extend(row[0] for row in cursor.fetchall())
+    return keys
+
+
+def insert_statements(
+    model: type[models.Model],
+    names: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    returning_pk: bool = False,
+) -> list[tuple[str, list[Any]]]:
+    """The INSERT statements (SQL, values) of insert_rows, not run: as few as the database's
+    parameter limit allows."""
+    meta = model._meta
+    concrete = {field.attname: field for field in meta.concrete_fields}
+    fields = [concrete[name] for name in names]
     preparers = [_preparer(field) for field in fields]
     named = {field.attname for field in fields}
     extra: list[tuple[models.Field[Any, Any], Callable[[], Any]]] = []
@@ -81,6 +103,13 @@ def insert_rows(
             value_row[index] = last[column][1]
         value_row.extend(make() for _, make in extra)
         values.append(value_row)
+    return _statements(meta, columns, values, returning_pk=returning_pk)
+
+
+def _statements(
+    meta: Any, columns: Sequence[str], values: Sequence[Sequence[Any]], *, returning_pk: bool
+) -> list[tuple[str, list[Any]]]:
+    """The multi-row INSERTs of these prepared values, as many as the parameter limit asks."""
     quote = connection.ops.quote_name
     head = (
         f"INSERT INTO {quote(meta.db_table)} "  # noqa: S608 - names from the model's meta
@@ -90,17 +119,13 @@ def insert_rows(
     row_placeholder = f"({', '.join(['%s'] * len(columns))})"
     limit = connection.features.max_query_params
     batch = max(1, limit // len(columns)) if limit else len(values)
-    keys: list[Any] = []
-    with connection.cursor() as cursor:
-        for start in range(0, len(values), batch):
-            chunk = values[start : start + batch]
-            sql = head + ", ".join([row_placeholder] * len(chunk)) + tail
-            cursor.execute(sql, [value for row in chunk for value in row])
-            if returning_pk:
-                # Both databases return the rows in the order of VALUES, as bulk_create
-                # relies on too.
-                keys.extend(row[0] for row in cursor.fetchall())
-    return keys
+    return [
+        (
+            head + ", ".join([row_placeholder] * len(values[start : start + batch])) + tail,
+            [value for row in values[start : start + batch] for value in row],
+        )
+        for start in range(0, len(values), batch)
+    ]
 
 
 def insert_instances(instances: Sequence[models.Model]) -> None:
@@ -136,6 +161,16 @@ def insert_instances(instances: Sequence[models.Model]) -> None:
         instance.pk = key
         instance._state.adding = False
         instance._state.db = connection.alias
+
+
+def keyed_instance_statements(instances: Sequence[models.Model]) -> list[tuple[str, list[Any]]]:
+    """The INSERTs of new instances of one model whose primary keys are set already (taken
+    from the table's sequence), every concrete field's value read from the instance; not
+    run, for the caller to send with other writes."""
+    model = type(instances[0])
+    names = [field.attname for field in model._meta.concrete_fields]
+    rows = [[getattr(instance, name) for name in names] for instance in instances]
+    return insert_statements(model, names, rows)
 
 
 def _preparer(field: models.Field[Any, Any]) -> Callable[[Any], Any] | None:
