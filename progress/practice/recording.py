@@ -30,7 +30,7 @@ from progress.readiness.models import (
     QuestionReadiness,
     TopicReadiness,
 )
-from questions.row_insert import insert_instances
+from questions.row_insert import insert_instances, keyed_instance_statements
 
 
 def _model(name: str) -> Any:
@@ -133,16 +133,19 @@ def record_answers(
 ) -> tuple[Any, ...] | None:
     """Insert a learner's new attempts and make every change they make to the learner's
     state, in the caller's transaction (see the module's docstring). Statements, whatever the
-    number of attempts: the lock of the learner's exam rows, the read of the questions' side,
-    the insert, then the writes: the exam rows' update (one per exam), the topics' upsert,
-    the review cards' upsert (when one changes) and the daily totals' upsert, which are one
-    statement on PostgreSQL, with `then` last (a quiz's count): its RETURNING row is
+    number of attempts: the lock of the learner's exam rows (which on PostgreSQL also takes
+    the attempts' ids), the read of the questions' side, then the writes: the attempts'
+    insert, the exam rows' update (one per exam), the topics' upsert, the review cards'
+    upsert (when one changes) and the daily totals' upsert, which are one statement on
+    PostgreSQL, with `then` last (a quiz's count): its RETURNING row is
     returned; and the opening of a batch when none is pending (with its enqueue after
     commit)."""
     ReviewCard = _model("ReviewCard")
 
     question_ids = sorted({a.question_id for a in attempts if a.question_id is not None})
-    update = ExamAbility.objects.lock(learner_id, {a.exam_id for a in attempts})
+    update = ExamAbility.objects.lock(
+        learner_id, {a.exam_id for a in attempts}, new_attempts=len(attempts)
+    )
     side = read_question_side(learner_id, question_ids)
     topic_rows = dict(side.topic_rows)
     other_topics = {
@@ -166,9 +169,16 @@ def record_answers(
     )
     for n, attempt in enumerate(attempts):
         attempt.learner_logit = logits.get(n)
-    insert_instances(attempts)  # bulk_create, without its per-field preparation
-    # The writes to the learner's exam, topic, card and day rows, none touching another's
-    # rows: one round trip on PostgreSQL (see run_together).
+    inserts = []
+    if update.attempt_ids:  # PostgreSQL: the ids are known, the insert goes with the writes
+        for attempt, pk in zip(attempts, update.attempt_ids, strict=True):
+            attempt.pk = pk
+            attempt._state.adding, attempt._state.db = False, connection.alias
+        inserts = keyed_instance_statements(attempts)
+    else:
+        insert_instances(attempts)  # bulk_create, without its per-field preparation
+    # The attempts and the writes to the learner's exam, topic, card and day rows, none
+    # touching another's rows: one round trip on PostgreSQL (see run_together).
     cards = ReviewCard.objects.reviewed(
         learner_id,
         side.cards,
@@ -176,6 +186,7 @@ def record_answers(
     )
     returned = run_together(
         [
+            *inserts,
             *update.statements([a.pk for a in attempts]),
             card_upsert(cards),
             day_totals_upsert(learner_id, day_totals(attempts, counted_at)),

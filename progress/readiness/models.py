@@ -172,7 +172,9 @@ def replay_answers(
 
 
 class ExamAbilityQuerySet(models.QuerySet["ExamAbility"]):
-    def lock(self, learner_id: int, exam_ids: Iterable[int | None]) -> "ReadinessUpdate":
+    def lock(
+        self, learner_id: int, exam_ids: Iterable[int | None], new_attempts: int = 0
+    ) -> "ReadinessUpdate":
         """Start updating the learner's state on these exams, in the caller's transaction,
         BEFORE the attempts are inserted. One statement: it makes the learner's rows of the
         exams that lack one and locks them all, in exam order (two answers of one learner to
@@ -182,19 +184,25 @@ class ExamAbilityQuerySet(models.QuerySet["ExamAbility"]):
         first takes the shared side of the lock that the batched update of the questions'
         difficulties takes alone (QUESTION_BATCH_LOCK, see batches.py): learners never wait for
         each other there, and no batch can start between this answer's reading of the
-        questions' states and its commit. SQLite runs one writing transaction at a time."""
+        questions' states and its commit. SQLite runs one writing transaction at a time.
+
+        On PostgreSQL, answers to one exam also get the ids of their `new_attempts` attempts
+        from the table's sequence (`attempt_ids`), taken once the row is locked, so that the
+        attempts can be inserted with the other writes (see recording.record_answers)."""
         exams = sorted({exam_id for exam_id in exam_ids if exam_id is not None})
         if not exams:
             return ReadinessUpdate(current_model(), learner_id, {})
-        rows, newest = _lock_abilities(learner_id, exams)
+        allocate = new_attempts if connection.vendor == "postgresql" and len(exams) == 1 else 0
+        rows, newest = _lock_abilities(learner_id, exams, allocate)
+        attempt_ids = list(rows[0][5] or []) if allocate else []
         abilities = {}
-        for pk, exam_id, state, answers, movers in rows:
+        for pk, exam_id, state, answers, movers, *_ in rows:
             ability = ExamAbility(
                 pk=pk, learner_id=learner_id, exam_id=exam_id, state=_json(state),
                 answers=answers, movers=_json(movers),
             )  # fmt: skip
             abilities[exam_id] = ability
-        return ReadinessUpdate(model_of(newest), learner_id, abilities)
+        return ReadinessUpdate(model_of(newest), learner_id, abilities, attempt_ids)
 
 
 def _json(value: Any) -> Any:
@@ -203,10 +211,11 @@ def _json(value: Any) -> Any:
 
 
 def _lock_abilities(
-    learner_id: int, exams: Sequence[int]
+    learner_id: int, exams: Sequence[int], new_ids: int = 0
 ) -> tuple[list[tuple[Any, ...]], tuple[int, datetime] | None]:
-    """See ExamAbilityQuerySet.lock: (the rows (id, exam id, state, answers, movers), the
-    newest fit's (id, created at) or None)."""
+    """See ExamAbilityQuerySet.lock: (the rows (id, exam id, state, answers, movers, and with
+    `new_ids` on PostgreSQL the attempt ids taken), the newest fit's (id, created at) or
+    None)."""
     q = connection.ops.quote_name
     table, fits = q(ExamAbility._meta.db_table), q(ReadinessFit._meta.db_table)
     postgres = connection.vendor == "postgresql"
@@ -217,6 +226,16 @@ def _lock_abilities(
     gate = (
         "WITH gate AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(%s)) " if postgres else ""
     )
+    # The attempts' ids, from the attempt table's sequence: read by RETURNING only, so taken
+    # once the exam row is locked, in the order the learner's answers update it.
+    ids = ""
+    if new_ids:
+        gate += (
+            ", ids AS MATERIALIZED (SELECT array_agg(n.id ORDER BY n.id) AS ids FROM "
+            "(SELECT nextval(pg_get_serial_sequence(%s, 'id')) AS id "
+            "FROM generate_series(1, %s)) n) "
+        )
+        ids = ", (SELECT ids FROM ids)"
     # Only quoted names, literals and placeholders go into the text; the values are parameters.
     source = (
         f"SELECT v.l, v.e, {empty_object}, 0, {empty_list}, NULL "  # noqa: S608
@@ -230,10 +249,11 @@ def _lock_abilities(
         f"{source} ON CONFLICT (learner_id, exam_id) DO UPDATE SET answers = {table}.answers "
         "RETURNING id, exam_id, state, answers, movers, "
         f"(SELECT id FROM {fits} ORDER BY id DESC LIMIT 1), "
-        f"(SELECT created_at FROM {fits} ORDER BY id DESC LIMIT 1)"
+        f"(SELECT created_at FROM {fits} ORDER BY id DESC LIMIT 1){ids}"
     )
     if postgres:
-        params.insert(0, QUESTION_BATCH_LOCK)
+        taking = [q(_attempt_table()), new_ids] if new_ids else []
+        params[:0] = [QUESTION_BATCH_LOCK, *taking]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
@@ -246,17 +266,25 @@ def _lock_abilities(
             if timezone.is_naive(created):
                 created = timezone.make_aware(created, UTC)
         newest = (rows[0][5], created)
-    return [row[:5] for row in rows], newest
+    return [(*row[:5], *row[7:]) for row in rows], newest
+
+
+def _attempt_table() -> str:
+    """The attempts' table, from the app registry: practice's models import this module."""
+    from django.apps import apps
+
+    return str(apps.get_model("progress", "Attempt")._meta.db_table)
 
 
 @dataclass
 class ReadinessUpdate:
     """The locked rows of one update (see ExamAbilityQuerySet.lock), then what `apply`
-    computed from them, written by `save`."""
+    computed from them, written by `statements`."""
 
     in_use: ModelInUse
     learner_id: int
     abilities: dict[int, "ExamAbility"]
+    attempt_ids: list[int] = field(default_factory=list)  # taken by `lock`, PostgreSQL only
     topic_rows: dict[int, "TopicReadiness"] = field(default_factory=dict)
     item_answers: list[ItemAnswer] = field(default_factory=list)
     _topic_ids: list[int] = field(default_factory=list)
