@@ -348,6 +348,23 @@ def test_the_shared_htmx_result_carries_each_learners_own_quiz(client, learner, 
     assert my_text.split('<p class="next-step">')[0] == their_text.split('<p class="next-step">')[0]
 
 
+def test_the_whole_page_answer_carries_the_shared_result_and_the_quizs_own_parts(
+    client, learner, topic
+):
+    start(client, topic)
+    quiz = quiz_of(learner)
+    text = answer_item(client, quiz, 1, right=False).text
+    assert "<html" in text
+    assert "Not quite" in text
+    assert "Option by option" in text
+    assert reverse("quiz_resume", args=[quiz.code]) in text  # the way on, this quiz's
+    assert text.count('id="quiz-header"') == 1
+    assert "hx-swap-oob" not in text
+    assert "<strong>0</strong> right of 1 answered" in text
+    assert "quiz-next-slot" not in text
+    assert "Bookmark" in text  # the learner's panel under it
+
+
 def test_time_spent_is_measured_on_the_server(client, learner, topic):
     from datetime import timedelta
 

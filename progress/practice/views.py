@@ -24,6 +24,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -312,8 +313,13 @@ def _render_item(
         grade = page.grade(str(choice.get("key", "")) for choice in attempt.chosen)
         context.update(grade=grade, breakdown=page.breakdown(grade), attempt=attempt)
     template = QUESTION_TEMPLATE
-    if request.htmx and attempt is not None and status == 200 and page.is_published:
-        return _quiz_result(request, page, context)
+    shared_result = attempt is not None and status == 200 and page.is_published
+    if request.htmx and shared_result:
+        return HttpResponse(_quiz_result(request, page, context, oob=True))
+    if shared_result:
+        # The whole page around the same result: our rendering, authors' markup sanitised.
+        result = _quiz_result(request, page, context, oob=False)
+        context["result_html"] = mark_safe(result)  # noqa: S308
     if request.htmx:
         template += "#result" if attempt is not None else "#answer_form"
         context["quiz_header_oob"] = True
@@ -335,13 +341,14 @@ QUIZ_NEXT_SLOT = "<!-- quiz-next-slot -->"
 
 
 def _quiz_result(
-    request: AuthenticatedHttpRequest, page: QuestionPage, context: dict[str, Any]
-) -> HttpResponse:
-    """An answered quiz question's result, as the htmx form swaps it in. It is the same for
-    every learner who chose the same options, so it is rendered once per question version and
-    choice (as the visitor's result is), with a slot where this quiz's own part goes: the way
-    on and the header, rendered for this request. Authors' markup is sanitised, which drops
-    comments, so the slot cannot come from a question."""
+    request: AuthenticatedHttpRequest, page: QuestionPage, context: dict[str, Any], *, oob: bool
+) -> str:
+    """An answered quiz question's result: what the htmx form swaps in, and the middle of the
+    whole page. It is the same for every learner who chose the same options, so it is
+    rendered once per question version and choice (as the visitor's result is), with a slot
+    where this quiz's own part goes: the way on (and for htmx the header, out of band),
+    rendered for this request. Authors' markup is sanitised, which drops comments, so the
+    slot cannot come from a question."""
     grade = context["grade"]
     shared = {
         "page": page,
@@ -352,9 +359,9 @@ def _quiz_result(
     variant = "quiz:" + ",".join(sorted(grade.chosen))
     html = shared_html(request, page, f"{QUESTION_TEMPLATE}#result", shared, variant)
     own = render_to_string(
-        "progress/practice/_quiz_next.html", {**context, "quiz_header_oob": True}, request=request
+        "progress/practice/_quiz_next.html", {**context, "quiz_header_oob": oob}, request=request
     )
-    return HttpResponse(html.replace(QUIZ_NEXT_SLOT, own, 1))
+    return html.replace(QUIZ_NEXT_SLOT, own, 1)
 
 
 @require_GET
