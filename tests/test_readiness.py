@@ -90,7 +90,6 @@ def test_one_update_by_hand():
     assert item.variance == pytest.approx(4 / 9)
     assert item.answers == 11
     assert (topic.wins, topic.fails, learner.overall.wins) == (1, 0, 1)
-    assert topic.recent == [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]
     assert topic.last == 0b11
     assert topic.items == {"q": [1, 0]}
 
@@ -165,6 +164,30 @@ def test_parameters_saved_before_the_streak_terms_still_load():
     assert old.pattern_weights[0b11011] == old.pattern_weights[0b10011] == 0.4
     learner = ReadinessModel(old).new_learner()
     assert ReadinessModel(old).topic_readiness(learner, "t").logit == pytest.approx(-0.5)
+
+
+def test_parameters_and_states_saved_with_the_recency_counts_still_load():
+    model = hand_model()
+    data = json.loads(model.params.to_json())
+    # The layout of the version with recency-weighted counts: twelve more features, after
+    # the six kept, each with a weight; a learner's topic state had their decayed counts.
+    retired = [
+        f"{scope}_recent_{kind}_{decay}"
+        for scope in ("topic", "total")
+        for decay in (0.5, 0.8, 0.95)
+        for kind in ("wins", "fails")
+    ]
+    data["features"] = [*data["features"], *retired]
+    data["weights"] = [*data["weights"], *[0.3] * len(retired)]
+    old = ModelParams.from_json(json.dumps(data))
+    assert old.weights == model.params.weights
+    state = learner_model.LearnerTopicState(0.2, 0.1, wins=3).to_dict()
+    loaded = learner_model.LearnerTopicState.from_dict({**state, "recent": [1.0] * 6})
+    assert (loaded.ability, loaded.variance, loaded.wins) == (0.2, 0.1, 3)
+    # Another feature set altogether is refused.
+    data["features"] = [*data["features"][:-1], "something_else"]
+    with pytest.raises(ValueError, match="another feature set"):
+        ModelParams.from_json(json.dumps(data))
 
 
 def test_a_wrong_answer_lowers_the_topic_and_unknown_ids_fall_back():

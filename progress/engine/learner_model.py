@@ -21,12 +21,15 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   Schneider & Mitchell (JEDM 2020), which matches deep knowledge tracing on public logs:
   log(1 + count) of the learner's earlier right and wrong answers on the topic (with per-topic
   weights, as in Pavlik, Cen & Koedinger's PFA, 2009), on this very question (a question seen
-  before is easier, or, when it was got wrong, harder), and in total. Added to them:
-  exponentially decayed right and wrong answers at three fixed decays (R-PFA, Galyardt &
-  Goldin 2015; an attempt-count version of the time windows of DAS3H, Choffin et al. 2019), so
-  recent answers can weigh more than old ones, and the last one to four answers on the topic,
-  and apart the last one to four in all topics, as patterns (the n-gram features of Schmucker
-  et al., JEDM 2022), which see streaks.
+  before is easier, or, when it was got wrong, harder), and in total. Added to them: the last
+  one to four answers on the topic, and apart the last one to four in all topics, as patterns
+  (the n-gram features of Schmucker et al., JEDM 2022), which see streaks. Recency-weighted
+  counts (right and wrong answers decayed at 0.5, 0.8 and 0.95 an answer, as in R-PFA) were
+  in the model and were taken out: on the public logs they changed AUC by 0.0001, and
+  on simulated learners their fitted weights (negative on recent right answers: in the
+  replay they temper the filter's large early steps) still pulled a strong learner's
+  readiness down and a weak one's up after a long history, compressing the day-0 estimates
+  of the study plan's simulation (docs/readiness.md, "The plan, simulated").
 - The context weights let each question weigh the recent answers its own way: its topic's and
   its own weight on whether the learner's previous answer (any topic) was right or wrong, and
   on each of the last three answers on its topic. Schmucker et al. find that such recent
@@ -87,9 +90,6 @@ from typing import Any
 # (item_id, topic_id, correct): one answer of a learner, in the order answered.
 Answer = tuple[str, str, bool]
 
-# Decays of the recent right and wrong answers: memories of about 2, 5 and 20 answers.
-DECAYS = (0.5, 0.8, 0.95)
-
 FEATURES = (
     "topic_wins",  # log(1 + earlier right answers on the question's topic)
     "topic_fails",  # log(1 + earlier wrong answers on the topic)
@@ -97,8 +97,14 @@ FEATURES = (
     "total_fails",
     "item_wins",  # log(1 + earlier right answers to this very question)
     "item_fails",
-    *(f"topic_recent_{kind}_{decay}" for decay in DECAYS for kind in ("wins", "fails")),
-    *(f"total_recent_{kind}_{decay}" for decay in DECAYS for kind in ("wins", "fails")),
+)
+# Features of earlier versions, no longer used: parameters saved with them still load (see
+# `ModelParams.from_json`).
+_RETIRED_FEATURES = frozenset(
+    f"{scope}_recent_{kind}_{decay}"
+    for scope in ("topic", "total")
+    for decay in (0.5, 0.8, 0.95)
+    for kind in ("wins", "fails")
 )
 N_FEATURES = len(FEATURES)
 
@@ -192,8 +198,6 @@ class LearnerTopicState:
     variance: float
     wins: int = 0
     fails: int = 0
-    # Decayed right and wrong answers: (wins, fails) for each of DECAYS in turn.
-    recent: list[float] = field(default_factory=lambda: [0.0] * (2 * len(DECAYS)))
     # The last answers as a pattern code (see N_PATTERNS).
     last: int = 1
     # Question id -> [right, wrong] answers of this learner to it (on a topic; empty overall).
@@ -205,19 +209,18 @@ class LearnerTopicState:
             "variance": self.variance,
             "wins": self.wins,
             "fails": self.fails,
-            "recent": list(self.recent),
             "last": self.last,
             "items": {item: list(counts) for item, counts in self.items.items()},
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LearnerTopicState:
+        # A state saved by an earlier version may carry "recent" (decayed counts): unused now.
         return cls(
             ability=float(data["ability"]),
             variance=float(data["variance"]),
             wins=int(data["wins"]),
             fails=int(data["fails"]),
-            recent=[float(value) for value in data["recent"]],
             last=int(data["last"]),
             items={item: [int(c) for c in counts] for item, counts in data["items"].items()},
         )
@@ -228,11 +231,6 @@ class LearnerTopicState:
             self.wins += 1
         else:
             self.fails += 1
-        win = 1.0 if correct else 0.0
-        recent = self.recent
-        for k, decay in enumerate(DECAYS):
-            recent[2 * k] = decay * recent[2 * k] + win
-            recent[2 * k + 1] = decay * recent[2 * k + 1] + (1.0 - win)
         last = (self.last << 1) | (1 if correct else 0)
         self.last = last if last < N_PATTERNS else (last & (N_PATTERNS // 2 - 1)) | N_PATTERNS // 2
         if item_id is not None:
@@ -357,10 +355,14 @@ class ModelParams:
     def from_json(cls, text: str) -> ModelParams:
         """Parameters saved by this version or by an earlier one (which lacked the total
         patterns, the context weights and the extra profile dimensions: they count as 0, and
-        its shorter patterns are extended by `_padded_patterns`)."""
+        its shorter patterns are extended by `_padded_patterns`), or by one with the
+        recency-weighted counts (their weights are left out, so such parameters predict a
+        little differently from when they were fitted, until the next refit)."""
         data = json.loads(text)
-        if list(data["features"]) != list(FEATURES):
+        names = list(data["features"])
+        if set(names) - _RETIRED_FEATURES != set(FEATURES):
             raise ValueError("these parameters were fitted with another feature set.")
+        stored = dict(zip(names, data["weights"], strict=True))
 
         def topic(values: list[float]) -> TopicParams:
             context = [float(w) for w in values[3:]]
@@ -369,7 +371,7 @@ class ModelParams:
 
         return cls(
             bias=float(data["bias"]),
-            weights=[float(w) for w in data["weights"]],
+            weights=[float(stored[name]) for name in FEATURES],
             pattern_weights=_padded_patterns([float(w) for w in data["pattern_weights"]]),
             total_pattern_weights=_padded_patterns(
                 [float(w) for w in data.get("total_pattern_weights", [0.0] * N_PATTERNS)]
@@ -420,8 +422,6 @@ def features(
         _phi(overall.fails),
         _phi(counts[0]) if counts else 0.0,
         _phi(counts[1]) if counts else 0.0,
-        *topic.recent,
-        *overall.recent,
     ]
 
 

@@ -42,11 +42,11 @@ likelihood against passed; coverage, the share of learners whose mock score lies
 forecast's 80% range (inclusive); the mean pass likelihood against the pass rate.
 
 Measured (2,000 test and 400 training learners, seed 0): on a 90-question mock exam, Brier
-0.049 (oracle 0.037), ECE 0.019, coverage 0.815, mean pass likelihood 0.394 against a pass
-rate of 0.404; on a 65-question one, Brier 0.063 (oracle 0.046), ECE 0.022, coverage 0.81.
+0.048 (oracle 0.037), ECE 0.015, coverage 0.790, mean pass likelihood 0.403 against a pass
+rate of 0.404; on a 65-question one, Brier 0.062 (oracle 0.046), ECE 0.014, coverage 0.795.
 On the 65-question exam the Brier score cannot reach 0.05 whatever the forecast: a Bayes
 forecast computed from the same practice answers with the true difficulties and the true
-population (a check run outside this module) scored 0.062 against the model's 0.063. What is
+population (a check run outside this module) scored 0.062, as the model now does. What is
 left is how little 30 to 200 answers say about a learner near the pass mark, and the luck of
 a shorter exam's draw.
 """
