@@ -26,10 +26,10 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   (the n-gram features of Schmucker et al., JEDM 2022), which see streaks. Recency-weighted
   counts (right and wrong answers decayed at 0.5, 0.8 and 0.95 an answer, as in R-PFA) were
   in the model and were taken out: on the public logs they changed AUC by 0.0001, and
-  on simulated learners their fitted weights (negative on recent right answers: in the
-  replay they temper the filter's large early steps) still pulled a strong learner's
-  readiness down and a weak one's up after a long history, compressing the day-0 estimates
-  of the study plan's simulation (docs/readiness.md, "The plan, simulated").
+  on simulated learners their fitted weights (negative on recent right answers, likely
+  tempering the filter's large early steps in the replay) pulled a strong learner's readiness
+  down and a weak one's up after a long history, compressing the day-0 estimates of the study
+  plan's simulation (docs/readiness.md, "The plan, simulated").
 - The context weights let each question weigh the recent answers its own way: its topic's and
   its own weight on whether the learner's previous answer (any topic) was right or wrong, and
   on each of the last three answers on its topic. Schmucker et al. find that such recent

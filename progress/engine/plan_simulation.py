@@ -50,7 +50,7 @@ already answered w times gains win / (1 + w) a right answer, so after a history 
 answers every topic is on the flat part, and moving practice between topics changes little.
 An oracle that knows the true abilities and allocates greedily gains about 0.3 points of
 expected score and half a point of pass rate over even practice on this blueprint (a check run
-outside this module); the plan gets 0.2 to 0.4 points of chance of passing. The gain is real
+outside this module); the plan gets 0.2 to 0.5 points of chance of passing. The gain is real
 but small, and the realism that makes it larger is the blueprint's unequal weights and the
 learners' unequal topic strengths, both kept at the values real exams and the non-plan
 simulation have.
