@@ -11,6 +11,7 @@ values as the ORM would send them, `upsert` builds one INSERT ... ON CONFLICT fo
 and `run_together` sends independent writes in one round trip on PostgreSQL."""
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from django.db import connection, models
@@ -67,20 +68,36 @@ def build_all(parts: Sequence[Columns], row: Sequence[Any]) -> tuple[list[Any], 
 
 
 def _converting(fields: Sequence[models.Field[Any, Any]]) -> list[Any]:
-    """(position, column, converters) of the fields whose values read back need converting:
-    what the ORM's compiler applies, the backend's converters (text to date-time on SQLite)
-    then the field's own (`from_db_value`), given the column expression as the compiler
-    gives it. Most fields need none."""
+    """(position, column, converters) of the fields whose values read back need converting
+    (see _converters). Most fields need none."""
     found = []
     for index, field in enumerate(fields):
-        column = field.get_col(field.model._meta.db_table)
-        converters = [
-            *connection.ops.get_db_converters(column),
-            *column.get_db_converters(connection),
-        ]
+        column, converters = _converters(connection.vendor, field)
         if converters:
             found.append((index, column, converters))
     return found
+
+
+@cache
+def _converters(vendor: str, field: models.Field[Any, Any]) -> tuple[Any, list[Any]]:
+    """The field's column as the ORM's compiler sees it, and what the compiler applies to its
+    values read back: the backend's converters (text to date-time on SQLite), then the
+    field's own (`from_db_value`). Per database vendor, kept for the process."""
+    column = field.get_col(field.model._meta.db_table)
+    return column, [
+        *connection.ops.get_db_converters(column),
+        *column.get_db_converters(connection),
+    ]
+
+
+def read_value(field: models.Field[Any, Any], value: Any) -> Any:
+    """One value of `field` read by a written-out query, as the ORM would give it."""
+    if value is None:
+        return None
+    column, converters = _converters(connection.vendor, field)
+    for converter in converters:
+        value = converter(value, column, connection)
+    return value
 
 
 Statement = tuple[str, list[Any]]

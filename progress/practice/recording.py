@@ -15,14 +15,14 @@ then the learner's exam, topic, card and day rows in one statement on PostgreSQL
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 
 from django.apps import apps
-from django.db import connection, models
+from django.db import connection
 from django.utils import timezone
 
-from courseiva.rows import Statement, run_together, upsert
+from courseiva.rows import Statement, read_value, run_together, upsert
 from progress.engine import learner_model
 from progress.practice.pending import QUESTION_BATCH, PendingWork
 from progress.readiness.models import (
@@ -273,9 +273,4 @@ def quiz_counters(row: tuple[Any, ...] | None) -> tuple[Any, ...] | None:
     """The quiz's counters as quiz_count's RETURNING gave them: (answered, right, finished)."""
     if row is None:
         return None
-    finished_at = row[2]
-    if isinstance(finished_at, str):  # SQLite hands back the stored text
-        finished_at = models.DateTimeField().to_python(finished_at)
-        if finished_at is not None and timezone.is_naive(finished_at):
-            finished_at = timezone.make_aware(finished_at, UTC)
-    return row[0], row[1], finished_at
+    return row[0], row[1], read_value(_model("Quiz")._meta.get_field("finished_at"), row[2])

@@ -9,13 +9,13 @@ from the attempts. Pages only read them, and the figures computed from them per 
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import connection, models
 from django.utils import timezone
 
-from courseiva.rows import Statement, db_values, upsert
+from courseiva.rows import Statement, db_values, read_value, upsert
 from progress.accounts.models import User
 from progress.engine import learner_model
 from questions.models import Exam, Question, Topic
@@ -260,12 +260,7 @@ def _lock_abilities(
     rows.sort(key=lambda row: row[1])
     newest = None
     if rows and rows[0][5] is not None:
-        created = rows[0][6]
-        if isinstance(created, str):  # SQLite hands back the stored text
-            created = models.DateTimeField().to_python(created)
-            if timezone.is_naive(created):
-                created = timezone.make_aware(created, UTC)
-        newest = (rows[0][5], created)
+        newest = (rows[0][5], read_value(ReadinessFit._meta.get_field("created_at"), rows[0][6]))
     return [(*row[:5], *row[7:]) for row in rows], newest
 
 
