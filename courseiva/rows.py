@@ -106,11 +106,16 @@ Statement = tuple[str, list[Any]]
 def db_values(instance: models.Model, names: Sequence[str]) -> list[Any]:
     """The instance's values of these fields (attnames), as the ORM would send them: each
     through its field's get_db_prep_save (JSON, date-times)."""
-    fields = {field.attname: field for field in instance._meta.concrete_fields}
+    fields = _by_attname(type(instance))
     return [
         fields[name].get_db_prep_save(getattr(instance, name), connection=connection)
         for name in names
     ]
+
+
+@cache
+def _by_attname(model: type[models.Model]) -> dict[str, models.Field[Any, Any]]:
+    return {field.attname: field for field in model._meta.concrete_fields}
 
 
 def upsert(
