@@ -17,13 +17,34 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.core.cache.backends.base import DEFAULT_TIMEOUT
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
 
 # How long a process leaves Redis alone after an error before it tries again.
 RETRY_SECONDS = 5.0
+
+
+class SharedClientRedisCacheClient(RedisCacheClient):
+    """Django's Redis cache client, keeping one redis.Redis per connection pool. Django's
+    builds a new redis.Redis for every cache call, and its constructor fills a table of some
+    170 reply callbacks: measured, 0.08 ms of the 0.14 ms of CPU a read took, paid up to
+    three times on a visitor's page. A redis.Redis only holds its pool and those callbacks,
+    and is safe to share between threads."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        # Both are Django's own, absent from its type stubs.
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
+        client = self._clients.get(id(pool))
+        if client is None:
+            client = self._client(connection_pool=pool)  # type: ignore[attr-defined]
+            self._clients[id(pool)] = client
+        return client
 
 
 class TolerantRedisCache(RedisCache):
@@ -33,6 +54,10 @@ class TolerantRedisCache(RedisCache):
 
     failures = 0
     _skip_until = 0.0
+
+    def __init__(self, server: Any, params: dict[str, Any]) -> None:
+        super().__init__(server, params)
+        self._class = SharedClientRedisCacheClient
 
     def _available(self) -> bool:
         if time.monotonic() < TolerantRedisCache._skip_until:

@@ -9,6 +9,7 @@ import time
 from datetime import timedelta
 
 import pytest
+import redis
 from django.core.cache import caches
 from django.urls import reverse
 
@@ -134,3 +135,23 @@ def test_an_edit_made_while_redis_was_unreachable_is_not_served_stale_once_it_is
     use_redis_at(settings, monkeypatch, live_port)  # back, with the old page
     monkeypatch.setattr(pages._Poll, "next_at", 0.0)
     assert "New wording" in client.get(url).text
+
+
+def test_cache_calls_share_one_redis_client(redis_server, monkeypatch):
+    """Django builds a redis.Redis per cache call, a costly constructor: ours is made once and
+    then serves reads, writes and deletes alike."""
+    made = []
+    build = redis.Redis.__init__
+
+    def counted(self, *args, **kwargs):
+        made.append(self)
+        build(self, *args, **kwargs)
+
+    monkeypatch.setattr(redis.Redis, "__init__", counted)
+    cache = caches["default"]
+    cache.set("page", "<p>kept</p>")
+    assert cache.get("page") == "<p>kept</p>"
+    assert cache.get_many(["page", "other"]) == {"page": "<p>kept</p>"}
+    cache.delete("page")
+    assert cache.get("page") is None
+    assert len(made) == 1
