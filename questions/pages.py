@@ -22,17 +22,16 @@ from datetime import timedelta
 
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
+from questions import page_query
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
 from questions.models import (
     MIN_SHARE_LEARNERS,
     Author,
     Grade,
     Kind,
-    Option,
     PageChange,
     Question,
     Rationale,
@@ -301,73 +300,43 @@ def question_pages(uids: Iterable[str]) -> dict[str, QuestionPage]:
 
 
 def build_question_pages(uids: list[str]) -> dict[str, QuestionPage]:
-    published = Question.objects.published()
-    same_topic = published.filter(topic=OuterRef("topic"))
-    here = {"position": OuterRef("position")}
-    before = same_topic.filter(
-        Q(position__lt=OuterRef("position")) | Q(**here, uid__lt=OuterRef("uid"))
-    )
-    after = same_topic.filter(
-        Q(position__gt=OuterRef("position")) | Q(**here, uid__gt=OuterRef("uid"))
-    )
-    in_exam = (
-        published.filter(topic__exam=OuterRef("topic__exam"))
-        .order_by()
-        .values("topic__exam")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    # The neighbours in the topic's order and the exam's count, as subqueries of the one
-    # query (served by the question_topic_status_pos index).
-    questions = list(
-        Question.objects.select_related("topic__exam", "author")
-        .filter(uid__in=uids)
-        .annotate(
-            previous_uid=Subquery(before.order_by("-position", "-uid").values("uid")[:1]),
-            next_uid=Subquery(after.order_by("position", "uid").values("uid")[:1]),
-            exam_question_count=Subquery(in_exam),
-        )
-    )
+    """The pages of these questions (any status), built from their rows: three queries
+    (questions.page_query)."""
+    rows = page_query.question_rows(uids)
+    ids = [row.question.pk for row in rows]
     options: dict[int, list[OptionView]] = {}
-    for option in (
-        Option.objects.filter(question__in=questions)
-        .select_related("rationale")
-        .order_by("question_id", "position", "id")
-    ):
-        rationale = _rationale_of(option)
+    for option, rationale in page_query.option_rows(ids):
+        # Every write path gives each option a rationale; without one the page stays up.
+        why = rationale or Rationale(option=option, why="")
         options.setdefault(option.question_id, []).append(
             OptionView(
                 key=option.key,
                 text=option.text,
                 text_html=render_markdown_inline(option.text),
                 is_correct=option.is_correct,
-                why_html=render_markdown(rationale.why),
-                tempting_html=render_markdown(rationale.tempting_because),
-                right_when_html=render_markdown(rationale.right_when),
+                why_html=render_markdown(why.why),
+                tempting_html=render_markdown(why.tempting_because),
+                right_when_html=render_markdown(why.right_when),
                 chosen_by=option.chosen_by,
             )
         )
     related: dict[int, list[RelatedView]] = {}
-    for link in (
-        RelatedQuestion.objects.filter(
-            from_question__in=questions, to_question__status=Status.PUBLISHED
-        )
-        .select_related("to_question")
-        .order_by("from_question_id", "position", "id")
-    ):
-        related.setdefault(link.from_question_id, []).append(
-            RelatedView(uid=link.to_question.uid, snippet=quick_snippet(link.to_question.stem, 120))
+    for from_id, uid, stem in page_query.related_rows(ids):
+        related.setdefault(from_id, []).append(
+            RelatedView(uid=uid, snippet=quick_snippet(stem, 120))
         )
     return {
-        question.uid: _page_of(question, options.get(question.pk, []), related.get(question.pk, []))
-        for question in questions
+        row.question.uid: _page_of(
+            row, options.get(row.question.pk, []), related.get(row.question.pk, [])
+        )
+        for row in rows
     }
 
 
 def _page_of(
-    question: Question, options: list[OptionView], related: list[RelatedView]
+    row: page_query.QuestionRow, options: list[OptionView], related: list[RelatedView]
 ) -> QuestionPage:
-    exam, topic = question.topic.exam, question.topic
+    question, exam, topic = row.question, row.exam, row.topic
     return QuestionPage(
         version=secrets.token_hex(8),
         question_id=question.pk,
@@ -387,16 +356,16 @@ def _page_of(
         explanation_html=render_markdown(question.explanation),
         options=tuple(options),
         related=tuple(related),
-        author=_author_of(question.author),
+        author=_author_of(row.author),
         reviewed_on=question.reviewed_on,
         references=tuple(
             Reference(title=str(ref.get("title", "")), url=str(ref.get("url", "")))
             for ref in question.references
             if isinstance(ref, dict)
         ),
-        exam_question_count=question.exam_question_count or 0,  # type: ignore[attr-defined]
-        previous_uid=question.previous_uid,  # type: ignore[attr-defined]
-        next_uid=question.next_uid,  # type: ignore[attr-defined]
+        exam_question_count=row.exam_question_count or 0,
+        previous_uid=row.previous_uid,
+        next_uid=row.next_uid,
         answered_by=question.answered_by,
     )
 
@@ -407,14 +376,6 @@ def _author_of(author: Author | None) -> AuthorView | None:
     return AuthorView(
         name=author.name, credentials=author.credentials, role=author.role, bio=author.bio
     )
-
-
-def _rationale_of(option: Option) -> Rationale:
-    # Every write path gives each option a rationale; an empty one keeps a page up regardless.
-    try:
-        return option.rationale
-    except Rationale.DoesNotExist:
-        return Rationale(option=option, why="")
 
 
 def forget_questions(uids: Iterable[str], *, listings: bool = False) -> None:
