@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError as SchemaError
 
 from questions.media import document_images
@@ -23,7 +23,7 @@ from questions.models import (
     option_rule_problems,
     weight_total_problem,
 )
-from questions.schema_pass import Check, compile_passes
+from questions.schema_pass import Check, compile_passes, ecma_search
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "question-bank.schema.json"
 
@@ -47,14 +47,25 @@ class BankError(Exception):
         super().__init__("\n".join(str(problem) for problem in self.problems))
 
 
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterable[SchemaError]:
+    """The `pattern` keyword as the schema's ECMA-262 regexes mean it (schema_pass.ecma_search):
+    jsonschema's own uses Python's `$`, which takes "slug\\n" for a slug."""
+    if isinstance(instance, str) and not _searches(pattern)(instance):
+        yield SchemaError(f"{instance!r} does not match {pattern!r}")
+
+
+_searches = cache(ecma_search)
+_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+
+
 @cache
-def _validator() -> Draft202012Validator:
+def _validator() -> Any:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     # The schema's $refs point into its own $defs and never recurse, so they can be inlined
     # once here: resolving them per instance took about a third of the time on a large bank.
     definitions = schema.pop("$defs", {})
     schema = _inline_refs(schema, definitions)
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    return _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def _inline_refs(node: Any, definitions: dict[str, Any]) -> Any:

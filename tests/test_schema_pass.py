@@ -35,6 +35,9 @@ BREAKS: dict[str, Edit] = {
     "empty code": lambda d: d["exams"][0].update(code=""),
     "long title": lambda d: d["exams"][0].update(title="t" * 201),
     "slug pattern": lambda d: d["exams"][0].update(slug="Not-A-Slug"),
+    # JSON Schema's `$` is the end of the text, not "before a final newline" as in Python.
+    "slug with a final newline": lambda d: d["exams"][0].update(slug="exam\n"),
+    "uid with a final newline": lambda d: question(d).update(uid=question(d)["uid"] + "\n"),
     "no topics": lambda d: d["exams"][0].update(topics=[]),
     "weight a string": lambda d: d["exams"][0]["topics"][0].update(weight="50"),
     "weight over 100": lambda d: d["exams"][0]["topics"][0].update(weight=100.5),
