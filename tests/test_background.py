@@ -131,6 +131,26 @@ def test_a_batch_whose_enqueue_was_lost_is_swept_up(cohort, exam):
     assert pending_answers(exam_key(exam.pk)) is None
 
 
+def test_the_sweep_closes_a_task_its_worker_left_running():
+    """A worker killed mid-task (or cut off from its database) leaves the task marked running:
+    the sweep marks it failed after TASK_LOST_AFTER, and leaves running the ones within it."""
+    lost = tasks.refit_learner_model.enqueue()
+    busy = tasks.refresh_item_statistics.enqueue()
+    now = timezone.now()
+    for result, started in [
+        (lost, now - tasks.TASK_LOST_AFTER - timedelta(minutes=1)),
+        (busy, now),
+    ]:
+        DBTaskResult.objects.filter(pk=result.id).update(status="RUNNING", started_at=started)
+    tasks.sweep_pending_refreshes.call()
+    closed = DBTaskResult.objects.get(pk=lost.id)
+    assert closed.status == "FAILED"
+    assert closed.exception_class_path == "progress.cohorts.tasks.TaskLost"
+    assert "Still marked running 2 hours after it started: its worker stopped" in closed.traceback
+    assert DBTaskResult.objects.get(pk=busy.id).status == "RUNNING"
+    assert tasks.close_lost_tasks() == 0
+
+
 def test_enough_answers_recompute_the_item_statistics_and_refit_the_model(
     cohort, exam, monkeypatch
 ):

@@ -18,6 +18,7 @@ from crontask import cron
 from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from progress.cohorts.digest import send_weekly_digests
 from progress.cohorts.item_statistics import compute_item_statistics
@@ -46,6 +47,15 @@ REFIT_EVERY = 20_000
 # An exam's refresh waiting this long was lost (or the worker is behind): the sweep enqueues
 # it again.
 SWEEP_AFTER = timedelta(minutes=5)
+# A task still marked running this long after it started has lost its worker (killed, or its
+# database gone mid-task, so that it could not record the end): the sweep marks it failed, so
+# that the admin's list of tasks shows no ghost. A task that does finish after all records its
+# end over the mark.
+TASK_LOST_AFTER = timedelta(hours=2)
+
+
+class TaskLost(Exception):
+    """Recorded for a task whose worker stopped before it could record how the task ended."""
 
 
 def _crossed(totals: tuple[int, int], every: int) -> bool:
@@ -113,7 +123,9 @@ def refit_learner_model() -> str:
 def sweep_pending_refreshes() -> int:
     """Enqueue again the exam refreshes that have waited too long (an enqueue lost between an
     answer's commit and the queue), and a batch of the questions' difficulties when answers
-    wait for one (lost the same way, or left by a batch that failed). Returns how many."""
+    wait for one (lost the same way, or left by a batch that failed); mark failed the tasks
+    a lost worker left running (TASK_LOST_AFTER). Returns how many it enqueued."""
+    close_lost_tasks()
     exams = PendingWork.objects.stale_exams(timezone.now() - SWEEP_AFTER)
     for exam_id in exams:
         refresh_exam_figures.enqueue(exam_id)
@@ -121,6 +133,26 @@ def sweep_pending_refreshes() -> int:
         update_question_difficulties.enqueue()
         return len(exams) + 1
     return len(exams)
+
+
+def close_lost_tasks() -> int:
+    """Mark failed, with TaskLost, the tasks marked running for over TASK_LOST_AFTER. Returns
+    how many."""
+    lost = DBTaskResult.objects.running().filter(started_at__lt=timezone.now() - TASK_LOST_AFTER)
+    closed = 0
+    for result in lost:
+        result.set_failed(
+            TaskLost(
+                f"Still marked running {TASK_LOST_AFTER.total_seconds() / 3600:g} hours after it "
+                "started: its worker stopped "
+                "(killed, or its database went away) before it could record the end. "
+                "The worker's log says more."
+            )
+        )
+        closed += 1
+    if closed:
+        logger.warning("Marked %d task(s) left running by a lost worker as failed", closed)
+    return closed
 
 
 @cron("0 7 * * Mon")
