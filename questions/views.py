@@ -287,7 +287,7 @@ class RecentHtml:
                 self._entries.popitem(last=False)
 
 
-# Results about 20 kB each, listing pages up to some 60: a few megabytes a process at most.
+# Results about 20 kB each, listing pages 4 to 12 kB: a few megabytes a process at most.
 _recent_html = RecentHtml(256)
 
 
