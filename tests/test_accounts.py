@@ -3,11 +3,13 @@ after repeated failures, sign out, password change and password reset by e-mail.
 
 import re
 import time
+from base64 import urlsafe_b64decode
 
 import pytest
-from django.core import mail
+from django.core import mail, signing
 from django.urls import reverse
 
+from progress.accounts import signup
 from progress.accounts.models import User
 from progress.accounts.signup import LINK_MAX_AGE, signup_token
 from tests.factories import UserFactory
@@ -171,14 +173,36 @@ def test_account_form_errors_are_tied_to_their_inputs(client):
 
 
 def test_a_tampered_link_is_refused(client):
-    url = confirm_url()
-    tampered = url.replace(
-        signup_token("new.learner@example.com", HOME), "eyJlbWFpbCI6ImV2ZSJ9:x:y"
-    )
-    for response in (client.get(tampered), client.post(tampered, account_data())):
-        assert response.status_code == 400
-        assert "This link no longer works" in response.text
+    token = signup_token("new.learner@example.com", HOME)
+    changed = token[:40] + ("A" if token[40] != "A" else "B") + token[41:]
+    # A signed but readable claim, as links were before they were encrypted.
+    readable = signing.dumps({"email": "eve@example.com", "next": HOME}, salt=signup._SALT)
+    for forged in (changed, token[:-8], "not-a-token", readable):
+        tampered = reverse("signup_confirm", args=[forged])
+        for response in (client.get(tampered), client.post(tampered, account_data())):
+            assert response.status_code == 400
+            assert "This link no longer works" in response.text
     assert not User.objects.exists()
+
+
+def test_the_link_does_not_reveal_the_address(client):
+    """It is seen by whoever sees the link (an access log, the browser's history): the
+    address and where it leads are encrypted in it."""
+    token = signup_token("new.learner@example.com", "/cohorts/join/abc/")
+    readable = urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    assert b"new.learner" not in readable
+    assert b"example.com" not in readable
+    assert b"cohorts" not in readable
+    assert client.get(reverse("signup_confirm", args=[token])).status_code == 200
+
+
+def test_a_link_made_before_a_key_rotation_opens_while_the_old_key_is_a_fallback(client, settings):
+    link = confirm_url()
+    settings.SECRET_KEY_FALLBACKS = [settings.SECRET_KEY]
+    settings.SECRET_KEY = "a new secret key for this site, " * 2
+    assert client.get(link).status_code == 200
+    settings.SECRET_KEY_FALLBACKS = []
+    assert client.get(link).status_code == 400
 
 
 def test_a_link_older_than_three_days_is_refused(client, monkeypatch):

@@ -6,17 +6,23 @@ chooses a username and a password: the account is made at that moment.
 
 The account is not made at sign-up: an inactive account made then would hold the address and
 the username for whoever typed them, and would carry a password its owner never chose (mailed
-to the real owner, one click on the link would hand the typist the account). The link is a
-signed, expiring token of the address and where to go after; it works while no account uses
-the address, so it works once."""
+to the real owner, one click on the link would hand the typist the account). The link is an
+encrypted, authenticated and expiring token (cryptography's Fernet) of the address and where
+to go after; it works while no account uses the address, so it works once. Encrypted, not
+only signed: a signed token is base64 of the address, readable by anyone who sees the link (a
+proxy's or the site's access log, the browser's history)."""
 
+import json
+from base64 import urlsafe_b64encode
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.core import signing
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.conf import settings
 from django.core.mail import EmailMessage
 from django.template import loader
 from django.urls import reverse
+from django.utils.crypto import salted_hmac
 
 from progress.accounts.models import User
 
@@ -35,16 +41,34 @@ class SignupClaim:
     next_url: str
 
 
+def _fernet() -> MultiFernet:
+    """The link's keys, derived from SECRET_KEY (new links) and SECRET_KEY_FALLBACKS (links
+    made before a key rotation still open): 32 bytes each, half to sign, half to encrypt."""
+    secrets = [settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS]
+    return MultiFernet(
+        [
+            Fernet(
+                urlsafe_b64encode(salted_hmac(_SALT, "link", secret, algorithm="sha256").digest())
+            )
+            for secret in secrets
+        ]
+    )
+
+
 def signup_token(email: str, next_url: str) -> str:
-    return signing.dumps({"email": email, "next": next_url}, salt=_SALT, compress=True)
+    claim = json.dumps({"email": email, "next": next_url}).encode()
+    # Without base64's padding: a mail client may leave a final "=" out of the link it makes.
+    return _fernet().encrypt(claim).decode("ascii").rstrip("=")
 
 
 def read_signup_token(token: str) -> SignupClaim | None:
     """The claim of a link still to be used; None when it was tampered with, is older than
     LINK_MAX_AGE, or an account uses its address already. Costs a query."""
     try:
-        data = signing.loads(token, salt=_SALT, max_age=LINK_MAX_AGE)
-    except signing.BadSignature:  # expired links too
+        padded = token + "=" * (-len(token) % 4)
+        plain = _fernet().decrypt(padded.encode(), ttl=int(LINK_MAX_AGE.total_seconds()))
+        data = json.loads(plain)
+    except (InvalidToken, UnicodeError, ValueError):  # expired links too
         return None
     if not isinstance(data, dict):
         return None
