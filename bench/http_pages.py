@@ -1,20 +1,20 @@
 """HTTP benchmark of the public pages, against the production-like server (`make serve`).
 
     .venv/bin/python bench/http_pages.py [--questions 5000] [--seconds 5]
-        [--database-url postgres://...] [--cache-url redis://...] [--port N]
+        [--database-url postgres://...] [--cache-url redis://...] [--port N] [--workers 3]
 
 Seeds a throwaway SQLite database (or the database of --database-url, emptied first: give it
 one of its own) with a generated bank, starts `make serve` on a free loopback port (or
---port; DEBUG off, gunicorn, no access log), and loads it with wrk (Debian's package;
-installed with apt when missing and we are root) at 16 and 64 connections. For /healthz, the
-catalog, a topic page, question pages and the answer POST it prints requests per second and
-p50/p99 latency, each with its ratio to /healthz measured in the same run at the same
-concurrency. The signed-in quiz answer POST and the mock-exam save run one learner per
-connection (a learner answers one question at a time; one learner on every connection would
-measure their own rows' locks). The server keeps its database connections (CONN_MAX_AGE=60,
-as in the README's production set-up) and caches per process unless --cache-url names a
-Redis database (emptied first). The machine is shared and noisy: read the ratios, not the
-absolute figures. It only prints; it never fails on time.
+--port; DEBUG off, gunicorn with --workers processes, no access log), and loads it with wrk
+(Debian's package; installed with apt when missing and we are root) at 16 and 64
+connections. For /healthz, the catalog, a topic page, question pages and the answer POST it
+prints requests per second and p50/p99 latency, each with its ratio to /healthz measured in
+the same run at the same concurrency. The signed-in quiz answer POST and the mock-exam save
+run one learner per connection (a learner answers one question at a time; one learner on
+every connection would measure their own rows' locks). The server keeps its database
+connections (CONN_MAX_AGE=60, as in the README's production set-up) and caches per process
+unless --cache-url names a Redis database (emptied first). The machine is shared and noisy:
+read the ratios, not the absolute figures. It only prints; it never fails on time.
 """
 
 import argparse
@@ -406,6 +406,9 @@ def main() -> int:
     )
     parser.add_argument("--port", type=int, help="the server's port (default: a free one)")
     parser.add_argument(
+        "--workers", type=int, default=3, help="gunicorn processes (default 3, make serve's)"
+    )
+    parser.add_argument(
         "--cache-url",
         default="locmem://",
         help="the site's CACHE_URL (default per process; production shares redis://...)",
@@ -441,12 +444,13 @@ def main() -> int:
             # opened per request would be measured instead of the page.
             "CONN_MAX_AGE": "60",
             "CACHE_URL": args.cache_url,
+            "WEB_CONCURRENCY": str(args.workers),
         }
         if args.cache_url.startswith("redis"):
             flush_redis(args.cache_url)  # no page of an earlier run's bank is read
         print(
             f"HTTP benchmark: {args.questions:,} questions, wrk {args.seconds} s per run, "
-            f"connections {args.connections}, {os.cpu_count()} CPUs, "
+            f"connections {args.connections}, {args.workers} workers, {os.cpu_count()} CPUs, "
             f"{env['DATABASE_URL'].split(':', 1)[0]}"
         )
         seed(env, args.questions)
