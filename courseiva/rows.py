@@ -40,6 +40,10 @@ class Columns:
         q = connection.ops.quote_name
         return ", ".join(f"{q(self.alias)}.{q(column)}" for column in self.columns)
 
+    def source(self) -> str:
+        """The model's table under the alias, for a FROM or a JOIN."""
+        return f"{table(self.model)} {self.alias}"
+
     def build(self, values: Sequence[Any]) -> Any:
         """The instance, or None for the columns of a LEFT JOIN that found no row."""
         if values[0] is None:
@@ -55,6 +59,17 @@ class Columns:
                     value = converter(value, column, connection)
                 converted[index] = value
         return self.model.from_db(connection.alias, self.attnames, converted)
+
+
+def table(model: type[models.Model]) -> str:
+    """The model's table, its name quoted for the database in use. Table and column names
+    are the only text a written-out query takes from elsewhere; the values are parameters."""
+    return str(connection.ops.quote_name(model._meta.db_table))
+
+
+def placeholders(count: int) -> str:
+    """`count` parameter placeholders, for an IN list of that many values."""
+    return ", ".join(["%s"] * count)
 
 
 def build_all(parts: Sequence[Columns], row: Sequence[Any]) -> tuple[list[Any], int]:
@@ -128,10 +143,10 @@ def upsert(
     row with the same `conflict` values exists, overwrites its `written` ones instead."""
     q = connection.ops.quote_name
     columns = [*conflict, *written]
-    row = f"({', '.join(['%s'] * len(columns))})"
+    row = f"({placeholders(len(columns))})"
     updates = ", ".join(f"{q(name)} = excluded.{q(name)}" for name in written)
     sql = (
-        f"INSERT INTO {q(model._meta.db_table)} ({', '.join(q(c) for c in columns)}) "  # noqa: S608
+        f"INSERT INTO {table(model)} ({', '.join(q(c) for c in columns)}) "  # noqa: S608
         f"VALUES {', '.join([row] * len(instances))} "
         f"ON CONFLICT ({', '.join(q(c) for c in conflict)}) DO UPDATE SET {updates}"
     )

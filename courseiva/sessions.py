@@ -17,10 +17,8 @@ from courseiva.rows import Columns
 @cache
 def _read(model: Any, vendor: str) -> tuple[Columns, str]:
     columns = Columns(model, "s")
-    table = connection.ops.quote_name(model._meta.db_table)
-    # Only quoted names go into the text; the values are parameters.
     sql = (
-        f"SELECT {columns.select()} FROM {table} s "  # noqa: S608
+        f"SELECT {columns.select()} FROM {columns.source()} "  # noqa: S608
         "WHERE s.session_key = %s AND s.expire_date > %s"
     )
     return columns, sql

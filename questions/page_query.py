@@ -10,11 +10,10 @@ exam's count), against some 0.5 ms to run them. Written out once here, they read
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from django.db import connection
 
-from courseiva.rows import Columns, build_all
+from courseiva.rows import Columns, build_all, placeholders, table
 from questions.models import (
     Author,
     Exam,
@@ -43,10 +42,11 @@ def question_rows(uids: Sequence[str]) -> list[QuestionRow]:
     if not uids:
         return []
     parts, sql = _question_read(connection.vendor)
-    marks = ", ".join(["%s"] * len(uids))
     published = Status.PUBLISHED.value
     with connection.cursor() as cursor:
-        cursor.execute(sql.format(uids=marks), [published, published, published, *uids])
+        cursor.execute(
+            sql.format(uids=placeholders(len(uids))), [published, published, published, *uids]
+        )
         fetched = cursor.fetchall()
     rows = []
     for row in fetched:
@@ -64,7 +64,7 @@ def option_rows(question_ids: Sequence[int]) -> list[tuple[Option, Rationale | N
         return []
     parts, sql = _option_read(connection.vendor)
     with connection.cursor() as cursor:
-        cursor.execute(sql.format(ids=", ".join(["%s"] * len(question_ids))), [*question_ids])
+        cursor.execute(sql.format(ids=placeholders(len(question_ids))), [*question_ids])
         fetched = cursor.fetchall()
     return [
         (option, rationale) for (option, rationale), _ in (build_all(parts, r) for r in fetched)
@@ -78,7 +78,7 @@ def related_rows(question_ids: Sequence[int]) -> list[tuple[int, str, str]]:
         return []
     with connection.cursor() as cursor:
         cursor.execute(
-            _related_read(connection.vendor).format(ids=", ".join(["%s"] * len(question_ids))),
+            _related_read(connection.vendor).format(ids=placeholders(len(question_ids))),
             [Status.PUBLISHED.value, *question_ids],
         )
         return [(int(from_id), str(uid), str(stem)) for from_id, uid, stem in cursor.fetchall()]
@@ -91,14 +91,12 @@ def related_rows(question_ids: Sequence[int]) -> list[tuple[int, str, str]]:
 @cache
 def _question_read(vendor: str) -> tuple[list[Columns], str]:
     parts = [
-        Columns(Question, "q"),
-        Columns(Topic, "t"),
-        Columns(Exam, "e"),
-        Columns(Author, "a"),
+        question := Columns(Question, "q"),
+        topic := Columns(Topic, "t"),
+        exam := Columns(Exam, "e"),
+        author := Columns(Author, "a"),
     ]
-    table = {part.alias: _table(part.model) for part in parts}
-    q = table["q"]
-    select = ", ".join(part.select() for part in parts)
+    q, select = table(Question), ", ".join(part.select() for part in parts)
     # A neighbour: the nearest published question of the topic by (position, uid), as the
     # topic page lists them (the question_topic_status_pos index serves both).
     return parts, (
@@ -109,21 +107,21 @@ def _question_read(vendor: str) -> tuple[list[Columns], str]:
         f"(SELECT n.uid FROM {q} n WHERE n.status = %s AND n.topic_id = q.topic_id "
         "AND (n.position > q.position OR (n.position = q.position AND n.uid > q.uid)) "
         "ORDER BY n.position, n.uid LIMIT 1), "
-        f"(SELECT COUNT(*) FROM {q} c JOIN {table['t']} ct ON ct.id = c.topic_id "
+        f"(SELECT COUNT(*) FROM {q} c JOIN {table(Topic)} ct ON ct.id = c.topic_id "
         "WHERE c.status = %s AND ct.exam_id = t.exam_id) "
-        f"FROM {q} q JOIN {table['t']} t ON t.id = q.topic_id "
-        f"JOIN {table['e']} e ON e.id = t.exam_id "
-        f"LEFT JOIN {table['a']} a ON a.id = q.author_id "
+        f"FROM {question.source()} JOIN {topic.source()} ON t.id = q.topic_id "
+        f"JOIN {exam.source()} ON e.id = t.exam_id "
+        f"LEFT JOIN {author.source()} ON a.id = q.author_id "
         "WHERE q.uid IN ({uids}) ORDER BY q.position, q.uid"
     )
 
 
 @cache
 def _option_read(vendor: str) -> tuple[list[Columns], str]:
-    parts = [Columns(Option, "o"), Columns(Rationale, "r")]
+    parts = [option := Columns(Option, "o"), rationale := Columns(Rationale, "r")]
     return parts, (
-        f"SELECT {parts[0].select()}, {parts[1].select()} "  # noqa: S608
-        f"FROM {_table(Option)} o LEFT JOIN {_table(Rationale)} r ON r.option_id = o.id "
+        f"SELECT {option.select()}, {rationale.select()} "  # noqa: S608
+        f"FROM {option.source()} LEFT JOIN {rationale.source()} ON r.option_id = o.id "
         "WHERE o.question_id IN ({ids}) ORDER BY o.question_id, o.position, o.id"
     )
 
@@ -132,12 +130,8 @@ def _option_read(vendor: str) -> tuple[list[Columns], str]:
 def _related_read(vendor: str) -> str:
     return (
         "SELECT l.from_question_id, tq.uid, tq.stem "  # noqa: S608
-        f"FROM {_table(RelatedQuestion)} l "
-        f"JOIN {_table(Question)} tq ON tq.id = l.to_question_id "
+        f"FROM {table(RelatedQuestion)} l "
+        f"JOIN {table(Question)} tq ON tq.id = l.to_question_id "
         "WHERE tq.status = %s AND l.from_question_id IN ({ids}) "
         "ORDER BY l.from_question_id, l.position, l.id"
     )
-
-
-def _table(model: Any) -> str:
-    return str(connection.ops.quote_name(model._meta.db_table))

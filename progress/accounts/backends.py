@@ -39,5 +39,4 @@ class UsernameOrEmailBackend(ModelBackend):
 @cache
 def _user_read(vendor: str) -> tuple[Columns, str]:
     columns = Columns(User, "u")
-    table = connection.ops.quote_name(User._meta.db_table)
-    return columns, f"SELECT {columns.select()} FROM {table} u WHERE u.id = %s"  # noqa: S608
+    return columns, f"SELECT {columns.select()} FROM {columns.source()} WHERE u.id = %s"  # noqa: S608

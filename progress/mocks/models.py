@@ -18,7 +18,7 @@ from django.db.models import (
 )
 from django.utils import timezone
 
-from courseiva.rows import Columns, build_all
+from courseiva.rows import Columns, build_all, table
 from progress.accounts.models import User
 from progress.codes import new_code
 from progress.mocks.draw import draw_questions
@@ -272,12 +272,11 @@ class MockItemQuerySet(models.QuerySet["MockItem"]):
         no row locks, queues the two writers whole. Written out because Django builds a
         locking subquery only inside a transaction, whose COMMIT would cost one more round
         trip on the busiest request of a sitting."""
-        quote = connection.ops.quote_name
         lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
         sql = (
-            f"UPDATE {quote(MockItem._meta.db_table)} SET chosen_keys = %s, flagged = %s, "  # noqa: S608
+            f"UPDATE {table(MockItem)} SET chosen_keys = %s, flagged = %s, "  # noqa: S608
             f"answered_at = %s WHERE id = %s AND mock_id IN (SELECT id FROM "
-            f"{quote(MockExam._meta.db_table)} WHERE id = %s AND submitted_at IS NULL{lock})"
+            f"{table(MockExam)} WHERE id = %s AND submitted_at IS NULL{lock})"
         )
         params = [
             _prepared("chosen_keys", chosen),
@@ -294,20 +293,18 @@ class MockItemQuerySet(models.QuerySet["MockItem"]):
 @cache
 def _item_read(vendor: str) -> tuple[list[Columns], str]:
     parts = [
-        Columns(MockItem, "mi"),
-        Columns(MockExam, "me"),
-        Columns(Exam, "ex"),
+        item := Columns(MockItem, "mi"),
+        mock := Columns(MockExam, "me"),
+        exam := Columns(Exam, "ex"),
         # Its text comes from the cached page: the uid and status are what the view reads.
-        Columns(Question, "qu", ["uid", "status"]),
+        question := Columns(Question, "qu", ["uid", "status"]),
     ]
-    q = connection.ops.quote_name
-    table = {part.alias: q(part.model._meta.db_table) for part in parts}
-    # Only quoted names go into the text; the values are parameters.
+    # Only quoted names go into the text (courseiva.rows); the values are parameters.
     sql = (
         f"SELECT {', '.join(part.select() for part in parts)} "  # noqa: S608
-        f"FROM {table['me']} me JOIN {table['mi']} mi ON mi.mock_id = me.id "
-        f"JOIN {table['ex']} ex ON ex.id = me.exam_id "
-        f"LEFT JOIN {table['qu']} qu ON qu.id = mi.question_id "
+        f"FROM {mock.source()} JOIN {item.source()} ON mi.mock_id = me.id "
+        f"JOIN {exam.source()} ON ex.id = me.exam_id "
+        f"LEFT JOIN {question.source()} ON qu.id = mi.question_id "
         # The sitting by its code and owner: another learner's code finds nothing.
         "WHERE me.code = %s AND me.learner_id = %s AND mi.position = %s"
     )

@@ -9,7 +9,7 @@ from functools import cache
 
 from django.db import connection
 
-from courseiva.rows import Columns, build_all
+from courseiva.rows import Columns, build_all, table
 from progress.practice.marks import Bookmark, Note
 from progress.practice.models import Attempt, Quiz, QuizItem
 from questions.models import Exam, Question, Topic
@@ -27,22 +27,18 @@ PARTS = (ITEM, QUIZ, EXAM, TOPIC, QUESTION, ATTEMPT)
 
 @cache
 def _sql(vendor: str) -> str:
-    q = connection.ops.quote_name
-    table = {part.alias: q(part.model._meta.db_table) for part in PARTS}
-    marks = {"bookmark": q(Bookmark._meta.db_table), "note": q(Note._meta.db_table)}
-    # Only quoted names go into the text; the values are parameters.
     return (
         f"SELECT {', '.join(part.select() for part in PARTS)}, "  # noqa: S608
-        f"EXISTS (SELECT 1 FROM {marks['bookmark']} b "
+        f"EXISTS (SELECT 1 FROM {table(Bookmark)} b "
         "WHERE b.learner_id = qz.learner_id AND b.question_id = qi.question_id), "
-        f"(SELECT n.text FROM {marks['note']} n "
+        f"(SELECT n.text FROM {table(Note)} n "
         "WHERE n.learner_id = qz.learner_id AND n.question_id = qi.question_id) "
-        f"FROM {table['qz']} qz "
-        f"JOIN {table['qi']} qi ON qi.quiz_id = qz.id "
-        f"JOIN {table['ex']} ex ON ex.id = qz.exam_id "
-        f"LEFT JOIN {table['tp']} tp ON tp.id = qz.topic_id "
-        f"LEFT JOIN {table['qu']} qu ON qu.id = qi.question_id "
-        f"LEFT JOIN {table['at']} at ON at.quiz_item_id = qi.id "
+        f"FROM {QUIZ.source()} "
+        f"JOIN {ITEM.source()} ON qi.quiz_id = qz.id "
+        f"JOIN {EXAM.source()} ON ex.id = qz.exam_id "
+        f"LEFT JOIN {TOPIC.source()} ON tp.id = qz.topic_id "
+        f"LEFT JOIN {QUESTION.source()} ON qu.id = qi.question_id "
+        f"LEFT JOIN {ATTEMPT.source()} ON at.quiz_item_id = qi.id "
         # The quiz by its code and owner: another learner's code finds nothing.
         "WHERE qz.code = %s AND qz.learner_id = %s AND qi.position = %s"
     )

@@ -22,7 +22,7 @@ from django.apps import apps
 from django.db import connection
 from django.utils import timezone
 
-from courseiva.rows import Statement, read_value, run_together, upsert
+from courseiva.rows import Statement, placeholders, read_value, run_together, table, upsert
 from progress.engine import learner_model
 from progress.practice.pending import QUESTION_BATCH, PendingWork
 from progress.readiness.models import (
@@ -69,14 +69,13 @@ def read_question_side(learner_id: int, question_ids: Sequence[int]) -> Question
     side = QuestionSide()
     if not question_ids:
         return side
-    q = connection.ops.quote_name
     tables = {
-        "question": q(Question._meta.db_table),
-        "state": q(QuestionReadiness._meta.db_table),
-        "card": q(ReviewCard._meta.db_table),
-        "topic": q(TopicReadiness._meta.db_table),
-        "attempt": q(Attempt._meta.db_table),
-        "pending": q(PendingWork._meta.db_table),
+        "question": table(Question),
+        "state": table(QuestionReadiness),
+        "card": table(ReviewCard),
+        "topic": table(TopicReadiness),
+        "attempt": table(Attempt),
+        "pending": table(PendingWork),
     }
     earlier = (
         "(SELECT COUNT(*) FROM {attempt} a WHERE a.learner_id = %s AND a.question_id = qu.id "
@@ -92,7 +91,7 @@ def read_question_side(learner_id: int, question_ids: Sequence[int]) -> Question
         "LEFT JOIN {state} s ON s.question_id = qu.id "
         "LEFT JOIN {card} c ON c.learner_id = %s AND c.question_id = qu.id "
         "LEFT JOIN {topic} t ON t.learner_id = %s AND t.topic_id = qu.topic_id "
-        f"WHERE qu.id IN ({', '.join(['%s'] * len(question_ids))})"
+        f"WHERE qu.id IN ({placeholders(len(question_ids))})"
     ).format(**tables)
     params: list[Any] = [
         learner_id,
@@ -227,12 +226,12 @@ def day_totals_upsert(learner_id: int, days: dict[date, list[int]]) -> Statement
         return None
     LearnerDay = _model("LearnerDay")
     q = connection.ops.quote_name
-    table = q(LearnerDay._meta.db_table)
+    days_table = table(LearnerDay)
     columns = ["answers", "right", "timed_answers", "seconds"]
     values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(days))
-    increments = ", ".join(f"{q(c)} = {table}.{q(c)} + excluded.{q(c)}" for c in columns)
+    increments = ", ".join(f"{q(c)} = {days_table}.{q(c)} + excluded.{q(c)}" for c in columns)
     sql = (
-        f"INSERT INTO {table} (learner_id, day, {', '.join(q(c) for c in columns)}) "  # noqa: S608
+        f"INSERT INTO {days_table} (learner_id, day, {', '.join(q(c) for c in columns)}) "  # noqa: S608
         f"VALUES {values} ON CONFLICT (learner_id, day) DO UPDATE SET {increments}"
     )
     params: list[Any] = []
@@ -254,14 +253,13 @@ def quiz_count(quiz_id: int, is_correct: bool, now: datetime) -> Statement:
     is rolled back with it; the quiz row's own lock queues them when the question has no exam."""
     Quiz = _model("Quiz")
     q = connection.ops.quote_name
-    table = q(Quiz._meta.db_table)
     answered, right, finished, items, withdrawn = (
         q(c)
         for c in ("answered_count", "right_count", "finished_at", "item_count", "withdrawn_count")
     )
     # Withdrawn items are never answered: the quiz ends with the last of the others.
     sql = (
-        f"UPDATE {table} SET {answered} = {answered} + 1, {right} = {right} + %s, "  # noqa: S608
+        f"UPDATE {table(Quiz)} SET {answered} = {answered} + 1, {right} = {right} + %s, "  # noqa: S608
         f"{finished} = CASE WHEN {answered} >= {items} - {withdrawn} - 1 "
         f"AND {finished} IS NULL THEN %s "
         f"ELSE {finished} END WHERE id = %s RETURNING {answered}, {right}, {finished}"

@@ -15,7 +15,7 @@ from typing import Any
 from django.db import connection, models
 from django.utils import timezone
 
-from courseiva.rows import Statement, db_values, read_value, upsert
+from courseiva.rows import Statement, db_values, read_value, table, upsert
 from progress.accounts.models import User
 from progress.engine import learner_model
 from questions.models import Exam, Question, Topic
@@ -216,8 +216,7 @@ def _lock_abilities(
     """See ExamAbilityQuerySet.lock: (the rows (id, exam id, state, answers, movers, and with
     `new_ids` on PostgreSQL the attempt ids taken), the newest fit's (id, created at) or
     None)."""
-    q = connection.ops.quote_name
-    table, fits = q(ExamAbility._meta.db_table), q(ReadinessFit._meta.db_table)
+    abilities, fits = table(ExamAbility), table(ReadinessFit)
     postgres = connection.vendor == "postgresql"
     empty_object, empty_list = ("'{}'::jsonb", "'[]'::jsonb") if postgres else ("'{}'", "'[]'")
     values = ", ".join(["(%s, %s)"] * len(exams))
@@ -245,14 +244,14 @@ def _lock_abilities(
         f"FROM (VALUES {values}) AS v WHERE true"  # WHERE: SQLite's upsert needs it here
     )
     sql = (
-        f"{gate}INSERT INTO {table} (learner_id, exam_id, state, answers, movers, updated_at) "  # noqa: S608
-        f"{source} ON CONFLICT (learner_id, exam_id) DO UPDATE SET answers = {table}.answers "
+        f"{gate}INSERT INTO {abilities} (learner_id, exam_id, state, answers, movers, updated_at) "  # noqa: S608
+        f"{source} ON CONFLICT (learner_id, exam_id) DO UPDATE SET answers = {abilities}.answers "
         "RETURNING id, exam_id, state, answers, movers, "
         f"(SELECT id FROM {fits} ORDER BY id DESC LIMIT 1), "
         f"(SELECT created_at FROM {fits} ORDER BY id DESC LIMIT 1){ids}"
     )
     if postgres:
-        taking = [q(_attempt_table()), new_ids] if new_ids else []
+        taking = [table(_attempt_model()), new_ids] if new_ids else []
         params[:0] = [QUESTION_BATCH_LOCK, *taking]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -264,11 +263,11 @@ def _lock_abilities(
     return [(*row[:5], *row[7:]) for row in rows], newest
 
 
-def _attempt_table() -> str:
-    """The attempts' table, from the app registry: practice's models import this module."""
+def _attempt_model() -> Any:
+    """The attempts' model, from the app registry: practice's models import this module."""
     from django.apps import apps
 
-    return str(apps.get_model("progress", "Attempt")._meta.db_table)
+    return apps.get_model("progress", "Attempt")
 
 
 @dataclass
@@ -344,7 +343,6 @@ class ReadinessUpdate:
         statements = []
         q = connection.ops.quote_name
         assignments = ", ".join(f"{q(name)} = %s" for name in ABILITY_WRITTEN)
-        table = q(ExamAbility._meta.db_table)
         for exam_id in sorted(self._answered):
             ability = self.abilities[exam_id]
             ability.movers = [
@@ -352,7 +350,7 @@ class ReadinessUpdate:
             ]
             ability.updated_at = now
             # Its row is locked (see `lock`): a plain write of the new state.
-            sql = f"UPDATE {table} SET {assignments} WHERE id = %s"  # noqa: S608
+            sql = f"UPDATE {table(ExamAbility)} SET {assignments} WHERE id = %s"  # noqa: S608
             statements.append((sql, [*db_values(ability, ABILITY_WRITTEN), ability.pk]))
         # The topics' rows: made on a first answer to a topic, else overwritten.
         topics = [
