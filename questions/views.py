@@ -52,7 +52,7 @@ def _get_page_for_viewer(request: HttpRequest, uid: str) -> QuestionPage:
 def home(request: HttpRequest) -> HttpResponse:
     version = listings_version()
     key = listings.html_key(version, "catalog")
-    if _without_own_state(request) and (html := _kept_listing(key)) is not None:
+    if _without_own_state(request) and (html := _kept_html(key)) is not None:
         return _listing_response(request, html)
     context = {"exams": listings.catalog(version), **extensions.home_context(request)}
     if _without_own_state(request):
@@ -64,7 +64,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def exam_detail(request: HttpRequest, exam_slug: str) -> HttpResponse:
     version = listings_version()
     key = listings.html_key(version, "exam", exam_slug)
-    if _without_own_state(request) and (html := _kept_listing(key)) is not None:
+    if _without_own_state(request) and (html := _kept_html(key)) is not None:
         return _listing_response(request, html)
     listing = listings.exam_listing(version, exam_slug)
     if listing is None:
@@ -85,7 +85,7 @@ def topic_detail(request: HttpRequest, exam_slug: str, topic_slug: str) -> HttpR
     # Only a page number can name a kept page: anything else is not even looked up.
     numbered = asked.isascii() and asked.isdigit() and len(asked) <= 6
     key = listings.html_key(version, "topic", exam_slug, topic_slug, asked)
-    if numbered and _without_own_state(request) and (html := _kept_listing(key)) is not None:
+    if numbered and _without_own_state(request) and (html := _kept_html(key)) is not None:
         return _listing_response(request, html)
     listing = listings.topic_listing(version, exam_slug, topic_slug)
     if listing is None:
@@ -124,22 +124,26 @@ def _render_listing(
     }
     html = render_to_string(template, shared, request=request)
     if request.path == path:
-        cache.set(key, html, CACHE_SECONDS)
-        _recent_html.put(key, html)
+        _keep_html(key, html)
     return _listing_response(request, html)
 
 
-def _kept_listing(key: str) -> str | None:
-    """A listing page's HTML as every visitor sees it: from this process's latest renderings
-    (RecentHtml), else from the cache. The key holds the listings' version, new at every
-    change, so a copy kept here is never stale; with Redis it saves the second round trip
-    of the two a visitor's listing page made (the version, then the page)."""
+def _kept_html(key: str) -> str | None:
+    """HTML rendered for every visitor under a versioned key (a listing page's, a question's
+    form or result): from this process's latest renderings (RecentHtml), else from the cache,
+    and then kept here too. The key's version is new at every change, so a copy kept here is
+    never stale; with Redis it saves a round trip."""
     html = _recent_html.get(key)
     if html is None:
         html = cache.get(key)
         if isinstance(html, str):
             _recent_html.put(key, html)
     return html if isinstance(html, str) else None
+
+
+def _keep_html(key: str, html: str) -> None:
+    cache.set(key, html, CACHE_SECONDS)
+    _recent_html.put(key, html)
 
 
 def _listing_response(request: HttpRequest, html: str) -> HttpResponse:
@@ -241,9 +245,7 @@ def shared_html(
     the templates costs several times more than the rest of the request. The context must
     hold nothing of one viewer's: the user is the anonymous one, messages none."""
     key = f"question-html:{page.version}:{template}:{variant}"
-    html = _recent_html.get(key)
-    if html is None:
-        html = cache.get(key)
+    html = _kept_html(key)
     if html is None:
         shared = {
             **context,
@@ -253,8 +255,7 @@ def shared_html(
             "messages": (),
         }
         html = render_to_string(template, shared, request=request)
-        cache.set(key, html, CACHE_SECONDS)
-    _recent_html.put(key, html)
+        _keep_html(key, html)
     if variant == "form" and template == QUESTION_TEMPLATE:
         keep_form_html(page.uid, html)
     return _filled(request, html)
