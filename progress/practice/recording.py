@@ -12,7 +12,6 @@ The ORM's statement compilation costs as much as running the statements, so the 
 raw query, commented, and the writes are written out (courseiva.rows): the attempt's insert,
 then the learner's exam, topic, card and day rows in one statement on PostgreSQL."""
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -49,10 +48,6 @@ class QuestionSide:
     counts: dict[int, list[int]] = field(default_factory=dict)
     topic_of: dict[int, int] = field(default_factory=dict)
     batch_pending: bool = True
-
-
-def _json(value: Any) -> Any:
-    return json.loads(value) if isinstance(value, str) else value
 
 
 def read_question_side(learner_id: int, question_ids: Sequence[int]) -> QuestionSide:
@@ -105,6 +100,11 @@ def read_question_side(learner_id: int, question_ids: Sequence[int]) -> Question
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, *question_ids])
         rows = cursor.fetchall()
+    # JSON columns come back as text on SQLite (and with Django's psycopg set-up): read_value
+    # parses them as the ORM would.
+    profile_field = QuestionReadiness._meta.get_field("profile")
+    card_field = ReviewCard._meta.get_field("card")
+    state_field = TopicReadiness._meta.get_field("state")
     for (qid, topic_id, difficulty, variance, answers, profile, card_id, card, reviews,
          topic_row_id, topic_state, difficulty_sum, right, wrong, pending) in rows:  # fmt: skip
         side.topic_of[qid] = topic_id
@@ -112,17 +112,20 @@ def read_question_side(learner_id: int, question_ids: Sequence[int]) -> Question
         side.batch_pending = bool(pending)
         if difficulty is not None:
             side.items[qid] = learner_model.ItemState(
-                difficulty, variance, answers, [float(v) for v in _json(profile)]
+                difficulty,
+                variance,
+                answers,
+                [float(v) for v in read_value(profile_field, profile)],
             )
         if card_id is not None:
             side.cards[qid] = ReviewCard(
-                pk=card_id, learner_id=learner_id, question_id=qid, card=_json(card),
-                reviews=reviews,
+                pk=card_id, learner_id=learner_id, question_id=qid,
+                card=read_value(card_field, card), reviews=reviews,
             )  # fmt: skip
         if topic_row_id is not None:
             side.topic_rows[topic_id] = TopicReadiness(
                 pk=topic_row_id, learner_id=learner_id, topic_id=topic_id,
-                state=_json(topic_state), difficulty_sum=difficulty_sum,
+                state=read_value(state_field, topic_state), difficulty_sum=difficulty_sum,
             )  # fmt: skip
     return side
 

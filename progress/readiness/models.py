@@ -196,18 +196,16 @@ class ExamAbilityQuerySet(models.QuerySet["ExamAbility"]):
         rows, newest = _lock_abilities(learner_id, exams, allocate)
         attempt_ids = list(rows[0][5] or []) if allocate else []
         abilities = {}
+        # JSON columns come back as text on SQLite (and with Django's psycopg set-up).
+        state_field = ExamAbility._meta.get_field("state")
+        movers_field = ExamAbility._meta.get_field("movers")
         for pk, exam_id, state, answers, movers, *_ in rows:
             ability = ExamAbility(
-                pk=pk, learner_id=learner_id, exam_id=exam_id, state=_json(state),
-                answers=answers, movers=_json(movers),
+                pk=pk, learner_id=learner_id, exam_id=exam_id, state=read_value(state_field, state),
+                answers=answers, movers=read_value(movers_field, movers),
             )  # fmt: skip
             abilities[exam_id] = ability
         return ReadinessUpdate(model_of(newest), learner_id, abilities, attempt_ids)
-
-
-def _json(value: Any) -> Any:
-    """A JSON column read by a raw query: text on SQLite (and with Django's psycopg set-up)."""
-    return json.loads(value) if isinstance(value, str) else value
 
 
 def _lock_abilities(
