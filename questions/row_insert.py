@@ -119,12 +119,13 @@ def _statements(
     row_placeholder = f"({', '.join(['%s'] * len(columns))})"
     limit = connection.features.max_query_params
     batch = max(1, limit // len(columns)) if limit else len(values)
+    chunks = [values[start : start + batch] for start in range(0, len(values), batch)]
     return [
         (
-            head + ", ".join([row_placeholder] * len(values[start : start + batch])) + tail,
-            [value for row in values[start : start + batch] for value in row],
+            head + ", ".join([row_placeholder] * len(chunk)) + tail,
+            [value for row in chunk for value in row],
         )
-        for start in range(0, len(values), batch)
+        for chunk in chunks
     ]
 
 
