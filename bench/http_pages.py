@@ -130,9 +130,9 @@ def signed_in_learner(username: str, email: str) -> tuple[Any, str]:
     """A new learner and the key of a session signed in as them, made directly: no password,
     whose hashing would cost seconds a learner, and no sign-in request."""
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
-    from django.contrib.sessions.backends.db import SessionStore
 
     from progress.accounts.models import User
+    from progress.accounts.sessions import SessionStore
 
     learner = User.objects.create_user(username, email)
     session = SessionStore()

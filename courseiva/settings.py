@@ -408,8 +408,8 @@ STORAGES = {
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 2000
 
 SESSION_COOKIE_HTTPONLY = True
-# Django's database sessions, read by a written-out query (see the module).
-SESSION_ENGINE = "courseiva.sessions"
+# Django's database sessions, each read with its user by one query (see the module).
+SESSION_ENGINE = "progress.accounts.sessions"
 CSRF_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

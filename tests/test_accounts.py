@@ -455,8 +455,9 @@ def test_a_signed_in_session_reads_back_its_user_on_the_next_request(client, lea
 def test_an_expired_session_signs_the_learner_out(client, learner):
     from datetime import timedelta
 
-    from django.contrib.sessions.models import Session
     from django.utils import timezone
+
+    from progress.accounts.models import Session
 
     Session.objects.update(expire_date=timezone.now() - timedelta(seconds=1))
     response = client.get(reverse("progress_home"))
@@ -474,3 +475,109 @@ def test_a_deactivated_or_deleted_user_is_signed_out(client, learner, change):
     response = client.get(reverse("progress_home"))
     assert response.status_code == 302
     assert not response.wsgi_request.user.is_authenticated
+
+
+def test_a_session_names_its_user_and_is_read_with_it_in_one_query(client):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from progress.accounts.models import Session
+
+    learner = UserFactory(username="ada")
+    assert sign_in(client, "ada").status_code == 302
+    assert Session.objects.get(session_key=client.session.session_key).user_id == learner.pk
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(HOME)
+    assert response.wsgi_request.user == learner
+    user_table = connection.ops.quote_name(User._meta.db_table)
+    reads = [q["sql"] for q in captured.captured_queries if user_table in q["sql"]]
+    assert len(reads) == 1  # the session's read: the user has no read of its own
+    assert "JOIN" in reads[0]
+    client.post(LOGOUT)
+    assert not Session.objects.filter(user=learner).exists()
+
+
+def test_a_password_changed_on_one_device_signs_the_others_out(client):
+    """The user read with the session is checked against it as Django checks any user."""
+    from django.test import Client
+
+    UserFactory(username="ada")
+    other = Client()
+    assert sign_in(client, "ada").status_code == 302
+    assert sign_in(other, "ada").status_code == 302
+    client.post(
+        reverse("password_change"),
+        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert client.get(HOME).status_code == 200  # the device that changed it stays in
+    response = other.get(HOME)
+    assert response.status_code == 302
+    assert not response.wsgi_request.user.is_authenticated
+
+
+def test_deleting_a_user_ends_their_sessions(client, learner):
+    from progress.accounts.models import Session
+
+    assert Session.objects.filter(user=learner).count() == 1
+    learner.delete()
+    assert not Session.objects.exists()
+
+
+def test_the_user_read_with_a_session_serves_only_that_user_and_that_request(client, learner):
+    from progress.accounts.sessions import SessionStore, user_read_with_session
+
+    store = SessionStore(client.session.session_key)
+    store.load()
+    other = UserFactory()
+    assert user_read_with_session(other.pk) is None  # another id: the caller reads its own
+    store.load()
+    SessionStore()  # the next request's store
+    assert user_read_with_session(learner.pk) is None
+    store.load()
+    assert user_read_with_session(learner.pk) == learner
+    assert user_read_with_session(learner.pk) is None  # taken once
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sessions_open_before_the_change_move_with_their_users():
+    """Migration 0014 moves Django's session rows into the table that names their users:
+    nobody is signed out by it."""
+    from datetime import timedelta
+    from importlib import import_module
+
+    from django.apps import apps
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore as DjangoStore
+    from django.contrib.sessions.models import Session as DjangoSession
+    from django.test import Client
+    from django.utils import timezone
+
+    from progress.accounts.models import Session
+
+    learner = UserFactory()
+    signed_in = DjangoStore()
+    signed_in.update(
+        {
+            SESSION_KEY: str(learner.pk),
+            BACKEND_SESSION_KEY: "progress.accounts.backends.UsernameOrEmailBackend",
+            HASH_SESSION_KEY: learner.get_session_auth_hash(),
+        }
+    )
+    signed_in.create()
+    visitor = DjangoStore()
+    visitor["seen"] = True
+    visitor.create()
+    expired = DjangoStore()
+    expired.create()
+    DjangoSession.objects.filter(session_key=expired.session_key).update(
+        expire_date=timezone.now() - timedelta(days=1)
+    )
+    migration = import_module("progress.migrations.0014_sessions_name_their_user")
+    migration.move_sessions_here(apps, None)
+
+    assert not DjangoSession.objects.exists()
+    moved = dict(Session.objects.values_list("session_key", "user_id"))
+    assert moved == {signed_in.session_key: learner.pk, visitor.session_key: None}
+    browser = Client()
+    browser.cookies["sessionid"] = signed_in.session_key
+    assert browser.get(HOME).wsgi_request.user == learner

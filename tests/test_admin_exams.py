@@ -53,10 +53,10 @@ def test_exam_list_shows_counts_and_flags_bad_weights(curator, django_assert_num
     assert response.status_code == 200
     assert "60% (not 100)" in response.text
     assert "20 questions, 30 min, pass 70%" in response.text
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         curator.get(CHANGELIST)
     ExamFactory.create_batch(5)
-    with django_assert_num_queries(5):
+    with django_assert_num_queries(4):
         curator.get(CHANGELIST)
 
 

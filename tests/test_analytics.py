@@ -66,9 +66,9 @@ def test_rebuild_equals_the_incremental_totals(client, learner):
 
 
 def test_the_dashboard_query_count_is_flat(client, learner, django_assert_num_queries):
-    # session, user, analytics (2), quizzes (2), reviews, mocks, goals, readiness (the
+    # session with user, analytics (2), quizzes (2), reviews, mocks, goals, readiness (the
     # learner's topics: none yet; tests/test_dashboard.py pins the rest)
-    with django_assert_num_queries(10) as few:
+    with django_assert_num_queries(9) as few:
         client.get(HOME)
     today = timezone.localdate()
     LearnerDay.objects.bulk_create(

@@ -113,13 +113,13 @@ def test_answer_post_of_a_signed_in_learner_has_a_fixed_query_count(
     PendingWork.objects.create(work=QUESTION_BATCH)
     for _ in range(2):
         form = served_form(client, question)
-        # session, user, savepoint, the learner's exam row (upsert and lock: a first answer
+        # session with user, savepoint, the learner's exam row (upsert and lock: a first answer
         # to an exam costs nothing more), the question's side (its state, the learner's card,
         # topic row and earlier answers, the pending batch: one read), the writes (the insert,
         # the exam row, the topic's upsert, the day's upsert: a right answer first time makes
         # no review card; one statement on PostgreSQL), release, the panel
         writes = 1 if connection.vendor == "postgresql" else 4
-        with django_assert_num_queries(7 + writes):
+        with django_assert_num_queries(6 + writes):
             client.post(question.get_absolute_url(), {"choice": key, **form})
 
 

@@ -101,18 +101,18 @@ def test_the_dashboard_query_count_does_not_grow_with_answers(
     client, learner, exam, django_assert_num_queries
 ):
     answer_topic(learner, topic_of(exam, "Storage"), 1, right=True)
-    # session, user, analytics (2), quizzes (2), reviews, mocks, goals; readiness: the
+    # session with user, analytics (2), quizzes (2), reviews, mocks, goals; readiness: the
     # learner's topics, the fit in use, the learner's row, the exam's topics, its questions;
     # the explanations: the latest mocks, the last visits, the questions that moved readiness,
     # the visit recorded
-    with django_assert_num_queries(18):
+    with django_assert_num_queries(17):
         client.get(HOME)
     for topic in exam.topics.all():
         answer_topic(learner, topic, 12, right=True)
     other = ExamFactory()
     answer_topic(learner, TopicFactory(exam=other), 0, right=True)
     MockExam.objects.start(learner=learner, exam=exam).submit()  # all left unanswered
-    with django_assert_num_queries(18):
+    with django_assert_num_queries(17):
         assert "likely to pass" in client.get(HOME).text
 
 

@@ -91,7 +91,7 @@ def test_pagination_and_flat_query_count(client, learner, django_assert_num_quer
     questions = QuestionFactory.create_batch(3, topic=topic)
     for minute, question in enumerate(questions):
         attempt(learner, question, minutes_ago=minute)
-    with django_assert_num_queries(7) as small:
+    with django_assert_num_queries(6) as small:
         client.get(HISTORY)
     more = QuestionFactory.create_batch(27, topic=topic)
     for minute, question in enumerate(more, start=10):

@@ -101,8 +101,8 @@ def test_the_home_page_query_count_does_not_grow_with_exams(
     client, learner, django_assert_num_queries, django_capture_on_commit_callbacks
 ):
     ExamFactory()
-    # session, user, the exams with their counts, the learner's goals, the exams to choose
-    with django_assert_num_queries(5) as few:
+    # session with user, the exams with their counts, the learner's goals, the exams to choose
+    with django_assert_num_queries(4) as few:
         client.get(HOME)
     exams = [QuestionFactory(topic=TopicFactory(exam=ExamFactory())).topic.exam for _ in range(5)]
     with django_capture_on_commit_callbacks(execute=True):

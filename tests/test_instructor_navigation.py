@@ -51,8 +51,8 @@ def test_the_role_is_read_once_per_session(client, django_assert_num_queries):
     instructor = InstructorFactory()
     client.force_login(instructor)
     client.get(reverse("bookmarks"))  # learns the role
-    # session, user, the bookmarks: no permission queries for the header
-    with django_assert_num_queries(3):
+    # session with user, the bookmarks: no permission queries for the header
+    with django_assert_num_queries(2):
         assert TEACHING in client.get(reverse("bookmarks")).text
 
 

@@ -465,13 +465,13 @@ def test_saving_and_moving_cost_a_fixed_number_of_queries(
         item = mock.items.select_related("question").get(position=1)
         client.get(item_url(mock, 2))  # the question's page content is cached from here
         key = keys(item)[0]
-        # session, user, item with its sitting, one update (which locks the sitting)
-        with django_assert_num_queries(4):
+        # session with user, item with its sitting, one update (which locks the sitting)
+        with django_assert_num_queries(3):
             save(client, mock, 2, key)
         # with htmx, the same and the answered count: no page follows
-        with django_assert_num_queries(5):
+        with django_assert_num_queries(4):
             save(client, mock, 2, key, HTTP_HX_REQUEST="true")
-        with django_assert_num_queries(4):  # session, user, item, navigator
+        with django_assert_num_queries(3):  # session with user, item, navigator
             client.get(item_url(mock, 2))
         client.post(reverse("mock_submit", args=[mock.code]))
 
@@ -481,11 +481,11 @@ def test_report_and_review_query_counts_are_flat(client, learner, django_assert_
     for count in (5, 30):
         mock = start(client, bigger_exam(count))
         client.post(reverse("mock_submit", args=[mock.code]))
-        # session, user, the sitting, its items, the exam's topics, the trend; the forecast now:
+        # session with user, the sitting, its items, the exam's topics, the trend; the forecast now:
         # the learner's topics, the fit, their state on the exam, the topics, the questions
-        with django_assert_num_queries(11) as report:
+        with django_assert_num_queries(10) as report:
             client.get(reverse("mock_report", args=[mock.code]))
-        with django_assert_num_queries(8) as review:
+        with django_assert_num_queries(7) as review:
             client.get(reverse("mock_review", args=[mock.code]))
         counts.append((len(report), len(review)))
     assert counts[0] == counts[1]

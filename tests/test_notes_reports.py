@@ -76,7 +76,7 @@ def test_the_question_page_query_count_does_not_depend_on_marks(
     signed_in, learner, question, django_assert_num_queries
 ):
     signed_in.get(question.get_absolute_url())  # fills the page cache
-    with django_assert_num_queries(3) as bare:  # session, user, the panel's bookmark and note
+    with django_assert_num_queries(2) as bare:  # session with user, the panel's marks
         signed_in.get(question.get_absolute_url())
     Bookmark.objects.create(learner=learner, question=question)
     Note.objects.create(learner=learner, question=question, text="Port 53")
@@ -420,8 +420,8 @@ def test_bookmarks_page_query_count_is_flat(signed_in, learner, django_assert_nu
             Note.objects.create(learner=learner, question=question, text="note")
 
     bookmark(2)
-    # Session, user, count, the page of bookmarks with questions, topics, exams and notes.
-    with django_assert_num_queries(4) as small:
+    # Session with user, count, the page of bookmarks with questions, topics, exams and notes.
+    with django_assert_num_queries(3) as small:
         signed_in.get(reverse("bookmarks"))
     bookmark(28)
     with django_assert_num_queries(len(small)):
@@ -516,7 +516,7 @@ def test_a_report_change_page_shows_it_and_reports_cannot_be_added(curator):
 def test_triage_list_query_count_is_flat(curator, django_assert_num_queries):
     for _ in range(3):
         make_report(QuestionFactory())
-    with django_assert_num_queries(5) as small:  # session, user, 2 counts, rows
+    with django_assert_num_queries(4) as small:  # session with user, 2 counts, rows
         curator.get(REPORTS)
     for question in QuestionFactory.create_batch(30):
         make_report(question, details="Something is off")
@@ -586,7 +586,7 @@ def test_question_list_query_count_stays_flat_with_reports(curator, django_asser
     questions = QuestionFactory.create_batch(3)
     for question in questions:
         make_report(question)
-    with django_assert_num_queries(7) as small:
+    with django_assert_num_queries(6) as small:
         curator.get(QUESTIONS)
     for question in QuestionFactory.create_batch(30):
         make_report(question)

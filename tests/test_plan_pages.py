@@ -126,12 +126,12 @@ def test_the_plan_page_query_count_does_not_grow(client, learner, exam, django_a
     for topic in exam.topics.all():
         answer_topic(learner, topic, 5, right=True)
     mine = goal(learner, exam, days=7)
-    # session, user, goal; standing: topics, fit, state, exam topics, questions; reviews due,
+    # session with user, goal; standing: topics, fit, state, exam topics, questions; reviews due,
     # questions answered per topic
-    with django_assert_num_queries(10):
+    with django_assert_num_queries(9):
         client.get(plan_url(exam))
     for topic in exam.topics.all():
         answer_topic(learner, topic, 11, right=False)
     StudyGoal.objects.filter(pk=mine.pk).update(target_date=mine.target_date + timedelta(days=53))
-    with django_assert_num_queries(10):
+    with django_assert_num_queries(9):
         assert "The 53 days after that" in client.get(plan_url(exam)).text

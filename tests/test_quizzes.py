@@ -510,13 +510,13 @@ def test_quiz_answer_post_query_count_is_fixed(client, learner, topic, django_as
         client.get(reverse("quiz_item", args=[quiz.code, number]))
         item = quiz.items.get(position=number - 1)
         key = correct_key(item.question)
-        # session, user, item (with the panel's bookmark and note); savepoint, the learner's
+        # session with user, item (with the panel's bookmark and note); savepoint, the learner's
         # exam row (upsert and lock), the question's side (one read), the writes (the insert,
         # the exam row, the topic's upsert, the day's upsert, a right answer first time
         # making no review card, and the quiz's counters, returned: no refresh; one statement
         # on PostgreSQL), release
         writes = 1 if connection.vendor == "postgresql" else 5
-        with django_assert_num_queries(7 + writes) as captured:
+        with django_assert_num_queries(6 + writes) as captured:
             client.post(reverse("quiz_item", args=[quiz.code, number]), {"choice": key})
         counts.append(len(captured))
     assert counts[0] == counts[1]

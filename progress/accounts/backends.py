@@ -7,6 +7,7 @@ from django.http import HttpRequest
 
 from courseiva.rows import Columns
 from progress.accounts.models import User
+from progress.accounts.sessions import user_read_with_session
 
 
 class UsernameOrEmailBackend(ModelBackend):
@@ -26,13 +27,15 @@ class UsernameOrEmailBackend(ModelBackend):
         return super().authenticate(request, username=username, password=password, **kwargs)
 
     def get_user(self, user_id: Any) -> User | None:
-        """The signed-in user of a session, as ModelBackend's, by a written-out query: it runs
-        on every signed-in request, and the ORM compiled it afresh each time (courseiva.rows)."""
-        columns, sql = _user_read(connection.vendor)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [user_id])
-            row = cursor.fetchone()
-        user = columns.build(row) if row is not None else None
+        """The signed-in user of a session, as ModelBackend's: the one read with the session
+        (progress.accounts.sessions), else by a written-out query (courseiva.rows)."""
+        user = user_read_with_session(user_id)
+        if user is None:
+            columns, sql = _user_read(connection.vendor)
+            with connection.cursor() as cursor:
+                cursor.execute(sql, [user_id])
+                row = cursor.fetchone()
+            user = columns.build(row) if row is not None else None
         return user if user is not None and self.user_can_authenticate(user) else None
 
 

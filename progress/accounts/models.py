@@ -1,6 +1,7 @@
 """The user of every role: a learner, an instructor (the Instructors group) or an admin."""
 
 from django.contrib.auth.models import AbstractUser, Group, Permission
+from django.contrib.sessions.base_session import AbstractBaseSession
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
@@ -42,3 +43,21 @@ class User(AbstractUser):
     @property
     def is_instructor(self) -> bool:
         return self.has_perm("progress.instruct")
+
+
+class Session(AbstractBaseSession):
+    """A browser's session (Django's database session) with its signed-in user's id in a
+    column: the session and its user are read by one query on every request
+    (progress.accounts.sessions), and deleting a user ends their sessions."""
+
+    # A copy of the id in the session's data, which stays the authority. No database
+    # constraint: a session saved just as its user is deleted must not fail (Django retries
+    # a failed insert of a new session for ever); the join then finds no user.
+    user = models.ForeignKey(
+        User,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        db_constraint=False,
+        related_name="+",
+    )

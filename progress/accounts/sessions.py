@@ -1,0 +1,89 @@
+"""Django's database sessions, each row naming its user, read with that user by one query.
+
+Reading the session and then its user were the first two statements of every signed-in
+request, one round trip each. The session's row carries its user's id (the Session model),
+so one written-out query (courseiva.rows) reads both; the authentication backend then takes
+the user read here instead of reading it again (UsernameOrEmailBackend.get_user), and Django
+checks it against the session (the password hash) as always. The session data stays the
+authority on who is signed in: the column is a copy for the join. Everything else is
+Django's db backend: SESSION_ENGINE names this module."""
+
+from contextvars import ContextVar
+from functools import cache
+from typing import Any
+
+from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.backends import db
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.utils import timezone
+
+from courseiva.rows import Columns
+from progress.accounts.models import Session, User
+
+# The user read with this thread's session (its request's SessionStore), until the backend
+# takes it: each request makes a new SessionStore, which clears it.
+_read_user: ContextVar[User | None] = ContextVar("read_user", default=None)
+
+
+def user_read_with_session(user_id: Any) -> User | None:
+    """The user read with the session, if it is user `user_id`: once, then None (the
+    caller reads the user itself)."""
+    user = _read_user.get()
+    _read_user.set(None)
+    return user if user is not None and str(user.pk) == str(user_id) else None
+
+
+@cache
+def _read(vendor: str) -> tuple[Columns, Columns, str]:
+    session, user = Columns(Session, "s"), Columns(User, "u")
+    sql = (
+        f"SELECT {session.select()}, {user.select()} "  # noqa: S608
+        f"FROM {session.source()} LEFT JOIN {user.source()} ON u.id = s.user_id "
+        "WHERE s.session_key = %s AND s.expire_date > %s"
+    )
+    return session, user, sql
+
+
+class SessionStore(db.SessionStore):
+    def __init__(self, session_key: str | None = None) -> None:
+        super().__init__(session_key)
+        _read_user.set(None)  # another request's, or none
+
+    @classmethod
+    def get_model_class(cls) -> type[Session]:
+        return Session
+
+    def create_model_instance(self, data: dict[str, Any]) -> Session:
+        session = super().create_model_instance(data)
+        assert isinstance(session, Session)  # get_model_class's
+        session.user_id = _user_id(data.get(SESSION_KEY))
+        return session
+
+    def _get_session_from_db(self) -> Session | None:
+        """The unexpired session of this key, or None (forgetting the key), as Django's;
+        its user kept for the backend."""
+        session_columns, user_columns, sql = _read(connection.vendor)
+        expire_date = Session._meta.get_field("expire_date")
+        now = expire_date.get_db_prep_value(timezone.now(), connection)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [self.session_key, now])
+            row = cursor.fetchone()
+        if row is None:
+            self._session_key = None
+            return None
+        split = len(session_columns)
+        _read_user.set(user_columns.build(row[split:]))
+        session: Session = session_columns.build(row[:split])
+        return session
+
+
+def _user_id(value: Any) -> int | None:
+    """The user id a session's data names, as the column holds it; None for none."""
+    if value is None:
+        return None
+    try:
+        user_id = User._meta.pk.to_python(value)
+    except ValidationError:
+        return None
+    return user_id if isinstance(user_id, int) else None
