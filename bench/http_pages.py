@@ -1,6 +1,6 @@
 """HTTP benchmark of the public pages, against the production-like server (`make serve`).
 
-    .venv/bin/python bench/http_pages.py [--questions 5000] [--seconds 5]
+    .venv/bin/python bench/http_pages.py [--questions 5000] [--seconds 5] [--repeat 3]
         [--database-url postgres://...] [--cache-url redis://...] [--port N] [--workers 3]
 
 Seeds a throwaway SQLite database (or the database of --database-url, emptied first: give it
@@ -9,12 +9,14 @@ one of its own) with a generated bank, starts `make serve` on a free loopback po
 (Debian's package; installed with apt when missing and we are root) at 16 and 64
 connections. For /healthz, the catalog, a topic page, question pages and the answer POST it
 prints requests per second and p50/p99 latency, each with its ratio to /healthz measured in
-the same run at the same concurrency. The signed-in quiz answer POST and the mock-exam save
-run one learner per connection (a learner answers one question at a time; one learner on
-every connection would measure their own rows' locks). The server keeps its database
-connections (CONN_MAX_AGE=60, as in the README's production set-up) and caches per process
-unless --cache-url names a Redis database (emptied first). The machine is shared and noisy:
-read the ratios, not the absolute figures. It only prints; it never fails on time.
+the same run at the same concurrency: each page runs --repeat times, each time just after a
+run of /healthz, and the table shows the medians and the range of the ratios. The signed-in
+quiz answer POST and the mock-exam save run one learner per connection (a learner answers
+one question at a time; one learner on every connection would measure their own rows'
+locks). The server keeps its database connections (CONN_MAX_AGE=60, as in the README's
+production set-up) and caches per process unless --cache-url names a Redis database
+(emptied first). The machine is shared and noisy: read the ratios, not the absolute
+figures. It only prints; it never fails on time.
 """
 
 import argparse
@@ -34,6 +36,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -396,11 +399,37 @@ def run_wrk(
     return Figures(rps, p50, p99, count)
 
 
+def print_row(name: str, connections: int, pairs: list[tuple[Figures, Figures]]) -> None:
+    """One line of the table: the medians of the target's runs, and of its ratios to the
+    /healthz run just before each (with their range)."""
+    runs = [figures for _, figures in pairs]
+    # /healthz itself can time out whole on a saturated machine: no ratio then.
+    ratios = [figures.rps / base.rps for base, figures in pairs if base.rps]
+    errors = sum(figures.errors for figures in runs)
+    spread = (
+        f"{min(ratios):.2f}-{max(ratios):.2f}"
+        if min(ratios, default=1) < max(ratios, default=1)
+        else ""
+    )
+    print(
+        f"{name:<32}{connections:>6}{median(f.rps for f in runs):>10,.0f}"
+        f"{median(f.p50_ms for f in runs):>9.2f}{median(f.p99_ms for f in runs):>9.2f}"
+        f"{median(ratios) if ratios else float('nan'):>11.2f}{spread:>13}"
+        + (f"  ({errors} non-2xx!)" if errors else "")
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--questions", type=int, default=5000, help="bank size (default 5000)")
     parser.add_argument("--seconds", type=int, default=5, help="wrk duration per run")
     parser.add_argument("--connections", type=int, nargs="+", default=[16, 64])
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs of each page, each after its own /healthz run (default 3; medians shown)",
+    )
     parser.add_argument(
         "--database-url", help="a database to empty and use (default: a throwaway SQLite file)"
     )
@@ -419,8 +448,8 @@ def main() -> int:
     if args.child:
         child(args.child, args.questions, args.learners)
         return 0
-    if args.questions < ROTATE or args.seconds < 1:
-        parser.error(f"--questions must be at least {ROTATE} and --seconds at least 1")
+    if args.questions < ROTATE or args.seconds < 1 or args.repeat < 1:
+        parser.error(f"--questions must be at least {ROTATE}, --seconds and --repeat at least 1")
     wrk = ensure_wrk()
     with tempfile.TemporaryDirectory(prefix="courseiva-http-") as tmp:
         workdir = Path(tmp)
@@ -491,23 +520,29 @@ def main() -> int:
                 run_wrk(wrk, base, target, 8, 4, workdir, threads=8 if target.per_learner else 2)
             print(
                 f"\n{'endpoint':<32}{'conns':>6}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
-                f"{'x healthz':>11}"
+                f"{'x healthz':>11}{'range':>13}"
             )
             for run, connections in enumerate(args.connections):
-                baseline = None
-                for target in [*targets, quiz_targets[1 + run % (QUIZZES - 1)]]:
+                health, healthz = targets[0], []
+                rows = []
+                for target in [*targets[1:], quiz_targets[1 + run % (QUIZZES - 1)]]:
                     threads = connections if target.per_learner else 2
-                    figures = run_wrk(
-                        wrk, base, target, connections, args.seconds, workdir, threads=threads
-                    )
-                    baseline = baseline or figures.rps
-                    flag = f"  ({figures.errors} non-2xx!)" if figures.errors else ""
-                    print(
-                        f"{target.name:<32}{connections:>6}{figures.rps:>10,.0f}"
-                        f"{figures.p50_ms:>9.2f}{figures.p99_ms:>9.2f}"
-                        # /healthz itself can time out whole on a saturated machine.
-                        f"{figures.rps / baseline if baseline else float('nan'):>11.2f}{flag}"
-                    )
+                    pairs = []
+                    # /healthz just before each run of the target: the machine's speed drifts
+                    # over minutes, and each ratio is taken at one moment.
+                    for _ in range(args.repeat):
+                        base_figures = run_wrk(
+                            wrk, base, health, connections, args.seconds, workdir
+                        )
+                        figures = run_wrk(
+                            wrk, base, target, connections, args.seconds, workdir, threads=threads
+                        )
+                        healthz.append(base_figures)
+                        pairs.append((base_figures, figures))
+                    rows.append((target, pairs))
+                print_row(health.name, connections, [(figures, figures) for figures in healthz])
+                for target, pairs in rows:
+                    print_row(target.name, connections, pairs)
             print(
                 "\nTargets: question page >= 0.5 x healthz, answer POST >= 0.3 x healthz, "
                 "catalog and topic page >= 0.3 x healthz, saving a mock-exam answer >= 0.2."
