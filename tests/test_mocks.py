@@ -465,11 +465,12 @@ def test_saving_and_moving_cost_a_fixed_number_of_queries(
         item = mock.items.select_related("question").get(position=1)
         client.get(item_url(mock, 2))  # the question's page content is cached from here
         key = keys(item)[0]
-        # session with user, item with its sitting, one update (which locks the sitting)
-        with django_assert_num_queries(3):
+        # session with user, one update (which checks and locks the sitting): the session
+        # knows the sitting's questions, the page cache the question's options
+        with django_assert_num_queries(2):
             save(client, mock, 2, key)
         # with htmx, the same and the answered count: no page follows
-        with django_assert_num_queries(4):
+        with django_assert_num_queries(3):
             save(client, mock, 2, key, HTTP_HX_REQUEST="true")
         with django_assert_num_queries(3):  # session with user, item, navigator
             client.get(item_url(mock, 2))
@@ -521,7 +522,8 @@ def test_concurrent_submissions_record_each_answer_once():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_save_racing_the_submission_never_lands_after_the_grading():
+@pytest.mark.parametrize("known", [True, False], ids=["session-knows-the-sitting", "full-path"])
+def test_a_save_racing_the_submission_never_lands_after_the_grading(known):
     from django.test import Client
 
     from tests.threads import run_at_once
@@ -533,11 +535,13 @@ def test_a_save_racing_the_submission_never_lands_after_the_grading():
         mock = MockExam.objects.start(learner=learner, exam=exam)
         first = mock.items.select_related("question").get(position=0)
         right = keys(first)[0]
+        saver = Client()
+        saver.force_login(learner)
+        if known:  # the page, opened first, keeps the sitting in the session
+            saver.get(item_url(mock, 1))
 
-        def save_it(mock=mock, right=right):
-            client = Client()
-            client.force_login(learner)
-            response = client.post(item_url(mock, 1), {"choice": right, "go": "next"})
+        def save_it(mock=mock, right=right, saver=saver):
+            response = saver.post(item_url(mock, 1), {"choice": right, "go": "next"})
             assert response.status_code in {302, 409}
 
         def submit_it(mock=mock):
@@ -580,3 +584,43 @@ def test_the_written_out_mock_item_query_reads_what_the_orm_reads(client, learne
     # Another learner's code, or a place past the end, finds nothing.
     assert MockItem.objects.learner_item(UserFactory().pk, mock.code, 0) is None
     assert MockItem.objects.learner_item(learner.pk, mock.code, 999) is None
+
+
+def test_a_session_that_does_not_know_the_sitting_saves_and_learns_it(client, learner, exam):
+    """Signed in on another device mid-sitting: the first save reads the item, the page it
+    opens keeps the sitting in this session, and later saves need no read."""
+    from django.test import Client
+
+    mock = start(client, exam)
+    item = mock.items.select_related("question").get(position=0)
+    other = Client()
+    other.force_login(learner)
+    assert save(other, mock, 1, keys(item)[0]).status_code == 302
+    item.refresh_from_db()
+    assert item.chosen_keys == keys(item)[:1]
+    assert "mock_sitting" not in other.session
+    other.get(item_url(mock, 1))
+    assert other.session["mock_sitting"]["code"] == mock.code
+    assert save(other, mock, 1, keys(item, correct=False)[0]).status_code == 302
+    item.refresh_from_db()
+    assert item.chosen_keys == keys(item, correct=False)[:1]
+
+
+def test_a_question_removed_mid_sitting_is_skipped_and_its_save_keeps_nothing(
+    client, learner, exam
+):
+    mock = start(client, exam)
+    item = mock.items.select_related("question").get(position=0)
+    key = keys(item)[0]
+    item.question.delete()
+    response = save(client, mock, 1, key)
+    assert response["Location"] == item_url(mock, 2)
+    item.refresh_from_db()
+    assert item.chosen_keys == []
+
+
+def test_going_back_from_the_first_question_stays_on_it(client, learner, exam):
+    mock = start(client, exam)
+    item = mock.items.select_related("question").get(position=0)
+    response = save(client, mock, 1, keys(item)[0], go="prev")
+    assert response["Location"] == item_url(mock, 1)

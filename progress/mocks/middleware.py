@@ -7,6 +7,9 @@ from progress.accounts.models import User
 from progress.mocks.models import MockExam
 
 DEADLINE_SESSION_KEY = "mock_deadline"
+# The sitting being sat: its code, length and questions' uids by position, for saving an
+# answer without reading the item first (see progress.mocks.views).
+SITTING_SESSION_KEY = "mock_sitting"
 
 
 class ExpiredMockMiddleware:
@@ -25,4 +28,5 @@ class ExpiredMockMiddleware:
                 if isinstance(user, User):
                     MockExam.objects.submit_expired(user)
                 session.pop(DEADLINE_SESSION_KEY, None)
+                session.pop(SITTING_SESSION_KEY, None)
         return self.get_response(request)

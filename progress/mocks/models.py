@@ -24,7 +24,7 @@ from progress.codes import new_code
 from progress.mocks.draw import draw_questions
 from progress.practice.models import Attempt, Source
 from progress.readiness.explain import MockTaken
-from questions.models import Exam, Option, Question, Topic
+from questions.models import Exam, Option, Question, Status, Topic
 
 
 class MockExamQuerySet(models.QuerySet["MockExam"]):
@@ -272,22 +272,73 @@ class MockItemQuerySet(models.QuerySet["MockItem"]):
         no row locks, queues the two writers whole. Written out because Django builds a
         locking subquery only inside a transaction, whose COMMIT would cost one more round
         trip on the busiest request of a sitting."""
-        lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
         sql = (
-            f"UPDATE {table(MockItem)} SET chosen_keys = %s, flagged = %s, "  # noqa: S608
-            f"answered_at = %s WHERE id = %s AND mock_id IN (SELECT id FROM "
-            f"{table(MockExam)} WHERE id = %s AND submitted_at IS NULL{lock})"
+            f"{_answer_update()} WHERE id = %s AND mock_id IN (SELECT id FROM "  # noqa: S608
+            f"{table(MockExam)} WHERE id = %s AND submitted_at IS NULL{_lock('')})"
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [*_answer_values(chosen, flagged), item.pk, item.mock_id])
+            return cursor.rowcount == 1
+
+    def save_known_answer(
+        self,
+        learner_id: int,
+        code: str,
+        position: int,
+        uid: str,
+        chosen: list[str],
+        *,
+        flagged: bool,
+    ) -> int | None:
+        """Save the answer to item `position` of the learner's sitting `code`, whose question
+        the caller knows to be `uid` (and checked the answer against), without reading the
+        item first: one statement, the sitting's id returned. It saves only while what that
+        read would have checked holds: the sitting is the learner's, not submitted and within
+        its deadline, and the item's question is `uid` and published. Otherwise None, saving
+        nothing (the view's full path then says why). The sitting's row is locked as in
+        save_answer."""
+        status = Question._meta.get_field("status")
+        deadline = MockExam._meta.get_field("deadline")
+        sql = (
+            f"{_answer_update()} WHERE id = (SELECT mi.id FROM "  # noqa: S608
+            f"{table(MockExam)} me JOIN {table(MockItem)} mi ON mi.mock_id = me.id "
+            f"JOIN {table(Question)} qu ON qu.id = mi.question_id "
+            "WHERE me.code = %s AND me.learner_id = %s AND mi.position = %s "
+            "AND qu.uid = %s AND qu.status = %s "
+            f"AND me.submitted_at IS NULL AND me.deadline > %s{_lock(' OF me')}) "
+            "RETURNING mock_id"
         )
         params = [
-            _prepared("chosen_keys", chosen),
-            _prepared("flagged", flagged),
-            _prepared("answered_at", timezone.now() if chosen else None),
-            item.pk,
-            item.mock_id,
+            *_answer_values(chosen, flagged),
+            code,
+            learner_id,
+            position,
+            uid,
+            status.get_db_prep_value(Status.PUBLISHED, connection),
+            deadline.get_db_prep_value(timezone.now(), connection),
         ]
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            return cursor.rowcount == 1
+            row = cursor.fetchone()
+        return int(row[0]) if row else None
+
+
+def _answer_update() -> str:
+    # Only the quoted table name goes into the text (courseiva.rows); values are parameters.
+    return f"UPDATE {table(MockItem)} SET chosen_keys = %s, flagged = %s, answered_at = %s"  # noqa: S608
+
+
+def _answer_values(chosen: list[str], flagged: bool) -> list[Any]:
+    return [
+        _prepared("chosen_keys", chosen),
+        _prepared("flagged", flagged),
+        _prepared("answered_at", timezone.now() if chosen else None),
+    ]
+
+
+def _lock(of: str) -> str:
+    """A locking clause where the database has row locks (PostgreSQL); SQLite queues writers."""
+    return f" FOR UPDATE{of}" if connection.features.has_select_for_update else ""
 
 
 @cache

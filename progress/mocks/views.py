@@ -21,7 +21,7 @@ from courseiva.http import HtmxHttpRequest
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.mocks.draw import plan_mock
 from progress.mocks.forms import MockAnswerForm
-from progress.mocks.middleware import DEADLINE_SESSION_KEY
+from progress.mocks.middleware import DEADLINE_SESSION_KEY, SITTING_SESSION_KEY
 from progress.mocks.models import MockExam, MockItem
 from progress.mocks.report import report_context
 from progress.practice.models import Quiz, Selection
@@ -58,9 +58,18 @@ def _time_up_response(request: HtmxHttpRequest, mock: MockExam) -> HttpResponse:
     return TemplateResponse(request, "progress/mocks/closed.html", {"mock": mock}, status=409)
 
 
-def remember_deadline(request: HttpRequest, mock: MockExam) -> None:
-    # Lets ExpiredMockMiddleware submit the sitting on any later page once time is up.
+def remember_sitting(request: HttpRequest, mock: MockExam) -> None:
+    """Keep the sitting in the learner's session (one query): its deadline, so that
+    ExpiredMockMiddleware submits it on any later page once time is up, and its length and
+    questions, so that a save needs no read of its item (_save_known_item). Neither changes
+    during a sitting; what can (a submission, a withdrawn question) the save checks."""
     request.session[DEADLINE_SESSION_KEY] = mock.deadline.timestamp()
+    uids = mock.items.order_by("position").values_list("question__uid", flat=True)
+    request.session[SITTING_SESSION_KEY] = {
+        "code": mock.code,
+        "count": mock.question_count,
+        "uids": list(uids),
+    }
 
 
 @require_http_methods(["GET", "POST"])
@@ -78,7 +87,7 @@ def mock_start(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpRespons
             mock.delete()
             messages.error(request, "This exam has no published questions yet.")
             return redirect(reverse("exam_detail", args=[exam.slug]))
-        remember_deadline(request, mock)
+        remember_sitting(request, mock)
         return redirect(reverse("mock_resume", args=[mock.code]))
     plan = plan_mock(exam)
     context = {
@@ -97,7 +106,7 @@ def mock_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     mock = _get_mock_for_learner(request, code)
     if mock.is_submitted:
         return redirect(reverse("mock_report", args=[mock.code]))
-    remember_deadline(request, mock)
+    remember_sitting(request, mock)
     first_open = (
         mock.items.filter(chosen_keys=[], question__in=Question.objects.published())
         .order_by("position")
@@ -110,6 +119,8 @@ def mock_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @login_required
 def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> HttpResponse:
+    if request.method == "POST" and (saved := _save_known_item(request, code, number)):
+        return saved
     item = MockItem.objects.learner_item(request.user.pk, code, number - 1) if number > 0 else None
     if item is None:
         raise Http404("No such mock exam question")
@@ -143,36 +154,71 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
         if not MockItem.objects.save_answer(item, chosen, flagged=flagged):
             mock.refresh_from_db()
             return _time_up_response(request, mock)
-        if request.htmx:
-            return _saved(request, item, chosen, flagged)
-        go = form.cleaned_data["go"]
-        if go == "review":
-            return redirect(reverse("mock_submit", args=[mock.code]))
-        target = {"next": number + 1, "prev": number - 1}.get(go) or int(go)
-        if target > mock.question_count:
-            return redirect(reverse("mock_submit", args=[mock.code]))
-        return redirect(reverse("mock_item", args=[mock.code, max(target, 1)]))
+        return _after_save(request, mock.code, mock.question_count, mock.pk, number, form)
+    if request.session.get(SITTING_SESSION_KEY, {}).get("code") != mock.code:
+        remember_sitting(request, mock)  # opened from another session: saves go short next
     return _render_mock_item(
         request, item, page, MockAnswerForm(page, mock.question_count) if page else None
     )
 
 
-def _saved(request: HttpRequest, item: MockItem, chosen: list[str], flagged: bool) -> HttpResponse:
-    """An htmx save (a ticked option, the flag): the page stays, and only what the save
-    changes is sent: the status line, this question's navigator cell and the answered count
-    (one query)."""
-    number = item.position + 1
-    context = {
-        "mock": item.mock,
-        "number": number,
-        "saved_answer": bool(chosen),
-        "cell": {"number": number, "answered": bool(chosen), "flagged": flagged},
-        # Counted as the navigator counts: a withdrawn question's answer is not kept.
-        "answered": item.mock.items.exclude(chosen_keys=[])
-        .filter(Q(question__isnull=True) | Q(question__in=Question.objects.published()))
-        .count(),
-    }
-    return TemplateResponse(request, "progress/mocks/item.html#saved", context)
+def _save_known_item(
+    request: AuthenticatedHttpRequest, code: str, number: int
+) -> HttpResponse | None:
+    """The usual save, in one statement, for the sitting the session knows
+    (remember_sitting): the answer is checked against the item's question's cached page and
+    saved without reading the item (MockItem.objects.save_known_answer). None sends the
+    request the full way, which says why it fails: another sitting, a question gone or
+    withdrawn, an answer refused, the time up or the sitting submitted."""
+    sitting = request.session.get(SITTING_SESSION_KEY)
+    if not sitting or sitting["code"] != code or not 1 <= number <= len(sitting["uids"]):
+        return None
+    uid = sitting["uids"][number - 1]
+    page = question_page(uid) if uid else None
+    if page is None:
+        return None
+    form = MockAnswerForm(page, sitting["count"], request.POST)
+    if not form.is_valid():
+        return None
+    chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
+    mock_id = MockItem.objects.save_known_answer(
+        request.user.pk, code, number - 1, uid, chosen, flagged=flagged
+    )
+    if mock_id is None:
+        return None
+    return _after_save(request, code, sitting["count"], mock_id, number, form)
+
+
+def _after_save(
+    request: HtmxHttpRequest,
+    code: str,
+    count: int,
+    mock_id: int,
+    number: int,
+    form: MockAnswerForm,
+) -> HttpResponse:
+    """Where a saved answer leaves the learner: with htmx (a ticked option, the flag) the
+    page stays, and only what the save changes is sent: the status line, this question's
+    navigator cell and the answered count (one query); else the page `go` asked for."""
+    chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
+    if request.htmx:
+        context = {
+            "number": number,
+            "saved_answer": bool(chosen),
+            "cell": {"number": number, "answered": bool(chosen), "flagged": flagged},
+            # Counted as the navigator counts: a withdrawn question's answer is not kept.
+            "answered": MockItem.objects.filter(mock_id=mock_id)
+            .exclude(chosen_keys=[])
+            .filter(Q(question__isnull=True) | Q(question__in=Question.objects.published()))
+            .count(),
+        }
+        return TemplateResponse(request, "progress/mocks/item.html#saved", context)
+    go = form.cleaned_data["go"]
+    named = {"next": number + 1, "prev": number - 1, "review": count + 1}
+    target = named[go] if go in named else int(go)
+    if target > count:
+        return redirect(reverse("mock_submit", args=[code]))
+    return redirect(reverse("mock_item", args=[code, max(target, 1)]))
 
 
 def _navigator(mock: MockExam) -> list[dict[str, Any]]:
@@ -232,6 +278,7 @@ def mock_submit(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     if request.method == "POST":
         mock.submit()
         request.session.pop(DEADLINE_SESSION_KEY, None)
+        request.session.pop(SITTING_SESSION_KEY, None)
         return redirect(reverse("mock_report", args=[mock.code]))
     navigator = _navigator(mock)
     context = {
