@@ -87,7 +87,7 @@ def mock_start(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpRespons
             mock.delete()
             messages.error(request, "This exam has no published questions yet.")
             return redirect(reverse("exam_detail", args=[exam.slug]))
-        remember_sitting(request, mock)
+        # mock_resume keeps the sitting in the session (remember_sitting).
         return redirect(reverse("mock_resume", args=[mock.code]))
     plan = plan_mock(exam)
     context = {
