@@ -241,7 +241,7 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
 if _database["ENGINE"] == "django.db.backends.postgresql":
     # Django's backend, with the health check above made without a round trip (see the
     # module).
-    _database["ENGINE"] = "courseiva.postgres"
+    _database["ENGINE"] = "courseiva.lib.postgres"
     # Parameters sent apart from the SQL, and a statement run PG_PREPARE_THRESHOLD times on a
     # kept connection prepared: the server then skips parsing and planning it. Planning the
     # quiz item's six-table query took 0.7 ms of its 0.8; the answer's dozen statements are
@@ -267,7 +267,7 @@ elif _cache_scheme in {"redis", "rediss"}:
     # the site's own network answers within a millisecond: a longer wait means it is gone, and
     # every page waiting on it would wait as long.
     _cache = {
-        "BACKEND": "courseiva.cache.TolerantRedisCache",
+        "BACKEND": "courseiva.lib.cache.TolerantRedisCache",
         "LOCATION": CACHE_URL,
         "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
     }
@@ -286,7 +286,7 @@ CACHES = {"default": _cache}
 # (Sign-in lockouts are counted in the database by django-axes, Redis or not.)
 RATELIMIT_FAIL_OPEN = True
 # django-ratelimit warns of every backend but django-redis's; Redis counts with its atomic
-# INCR through Django's RedisCache (under courseiva.cache) just as well.
+# INCR through Django's RedisCache (under courseiva.lib.cache) just as well.
 SILENCED_SYSTEM_CHECKS: list[str] = (
     ["django_ratelimit.E003", "django_ratelimit.W001"]
     if _cache_scheme in {"locmem", "dummy"}

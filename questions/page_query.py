@@ -5,7 +5,7 @@ cache each process builds it once: a signed-in answer to a question its process 
 yet pays for the build. The ORM took 4.2 ms of CPU over the three queries, most of it compiling
 the first one (the question with three subqueries: its neighbours in the topic's order and its
 exam's count), against some 0.5 ms to run them. Written out once here, they read the same rows
-(courseiva.rows builds the instances through the fields' own converters)."""
+(courseiva.lib.sql builds the instances through the fields' own converters)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,7 +13,7 @@ from functools import cache
 
 from django.db import connection
 
-from courseiva.rows import Columns, build_all, placeholders, table
+from courseiva.lib.sql import Columns, build_all, placeholders, table
 from questions.models import (
     Author,
     Exam,

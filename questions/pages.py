@@ -229,7 +229,7 @@ def _drop_pages_changed_elsewhere() -> None:
     if changed:
         cache.delete_many(_cache_keys(changed))
     _Poll.next_at = time.monotonic() + POLL_SECONDS
-    # A shared cache that did not answer (courseiva.cache) may come back holding these pages:
+    # A shared cache that did not answer (courseiva.lib.cache) may come back holding these pages:
     # read the same changes again at the next poll, until the drop reaches it.
     if getattr(cache, "failures", 0) == failures:
         _Poll.seen_until = now

@@ -13,7 +13,7 @@ import redis
 from django.core.cache import caches
 from django.urls import reverse
 
-from courseiva.cache import TolerantRedisCache
+from courseiva.lib.cache import TolerantRedisCache
 from questions import pages
 from questions.models import Question
 from tests.factories import QuestionFactory, UserFactory
@@ -33,7 +33,7 @@ def use_redis_at(settings, monkeypatch, port: int) -> None:
     monkeypatch.setattr(TolerantRedisCache, "_skip_until", 0.0)
     settings.CACHES = {
         "default": {
-            "BACKEND": "courseiva.cache.TolerantRedisCache",
+            "BACKEND": "courseiva.lib.cache.TolerantRedisCache",
             "LOCATION": f"redis://127.0.0.1:{port}/0",
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }
@@ -74,7 +74,7 @@ def redis_server(settings, monkeypatch):
 def test_question_pages_and_answers_work_without_redis(client, redis_down, caplog):
     question = QuestionFactory(stem="Which port does **HTTPS** use?", options=[True, False])
     right = question.options.get(is_correct=True).key
-    with caplog.at_level(logging.WARNING, logger="courseiva.cache"):
+    with caplog.at_level(logging.WARNING, logger="courseiva.lib.cache"):
         page = client.get(question.get_absolute_url())
     assert page.status_code == 200
     assert "<strong>HTTPS</strong>" in page.text

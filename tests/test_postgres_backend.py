@@ -1,5 +1,5 @@
 """A kept PostgreSQL connection is checked before reuse without a round trip, and one the
-server ended is still replaced (courseiva.postgres)."""
+server ended is still replaced (courseiva.lib.postgres)."""
 
 import time
 from collections.abc import Iterator

@@ -99,7 +99,7 @@ def test_postgres_url_selects_psycopg():
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     # Django's psycopg backend, with its health check made without a round trip.
-    assert result.stdout.strip() == "courseiva.postgres"
+    assert result.stdout.strip() == "courseiva.lib.postgres"
 
 
 def test_debug_off_needs_a_mail_server_or_a_loud_opt_out():

@@ -5,7 +5,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.db import connection
 from django.http import HttpRequest
 
-from courseiva.rows import Columns
+from courseiva.lib.sql import Columns
 from progress.accounts.models import User
 from progress.accounts.sessions import user_read_with_session
 
@@ -28,7 +28,7 @@ class UsernameOrEmailBackend(ModelBackend):
 
     def get_user(self, user_id: Any) -> User | None:
         """The signed-in user of a session, as ModelBackend's: the one read with the session
-        (progress.accounts.sessions), else by a written-out query (courseiva.rows)."""
+        (progress.accounts.sessions), else by a written-out query (courseiva.lib.sql)."""
         user = user_read_with_session(user_id)
         if user is None:
             columns, sql = _user_read(connection.vendor)

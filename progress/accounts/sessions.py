@@ -2,7 +2,7 @@
 
 Reading the session and then its user were the first two statements of every signed-in
 request, one round trip each. The session's row carries its user's id (the Session model),
-so one written-out query (courseiva.rows) reads both; the authentication backend then takes
+so one written-out query (courseiva.lib.sql) reads both; the authentication backend then takes
 the user read here instead of reading it again (UsernameOrEmailBackend.get_user), and Django
 checks it against the session (the password hash) as always. The session data stays the
 authority on who is signed in: the column is a copy for the join. Everything else is
@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
-from courseiva.rows import Columns
+from courseiva.lib.sql import Columns
 from progress.accounts.models import Session, User
 
 # The user read with this thread's session (its request's SessionStore), until the backend

@@ -18,7 +18,7 @@ from django.db.models import (
 )
 from django.utils import timezone
 
-from courseiva.rows import Columns, build_all, table
+from courseiva.lib.sql import Columns, build_all, table
 from progress.accounts.models import User
 from progress.codes import new_code
 from progress.mocks.draw import draw_questions
@@ -249,7 +249,7 @@ class MockItemQuerySet(models.QuerySet["MockItem"]):
     def learner_item(self, learner_id: int, code: str, position: int) -> "MockItem | None":
         """Item `position` (0-based) of the learner's mock exam `code`, with its sitting (and
         exam) and question cached; None when the learner has no such item. One query, written
-        out (courseiva.rows): every save of a sitting starts with it."""
+        out (courseiva.lib.sql): every save of a sitting starts with it."""
         parts, sql = _item_read(connection.vendor)
         with connection.cursor() as cursor:
             cursor.execute(sql, [code, learner_id, position])
@@ -324,7 +324,7 @@ class MockItemQuerySet(models.QuerySet["MockItem"]):
 
 
 def _answer_update() -> str:
-    # Only the quoted table name goes into the text (courseiva.rows); values are parameters.
+    # Only the quoted table name goes into the text (courseiva.lib.sql); values are parameters.
     return f"UPDATE {table(MockItem)} SET chosen_keys = %s, flagged = %s, answered_at = %s"  # noqa: S608
 
 
@@ -350,7 +350,7 @@ def _item_read(vendor: str) -> tuple[list[Columns], str]:
         # Its text comes from the cached page: the uid and status are what the view reads.
         question := Columns(Question, "qu", ["uid", "status"]),
     ]
-    # Only quoted names go into the text (courseiva.rows); the values are parameters.
+    # Only quoted names go into the text (courseiva.lib.sql); the values are parameters.
     sql = (
         f"SELECT {', '.join(part.select() for part in parts)} "  # noqa: S608
         f"FROM {mock.source()} JOIN {item.source()} ON mi.mock_id = me.id "

@@ -3,13 +3,13 @@
 Every quiz answer starts here, so the query is written out once instead of built by the ORM
 on every request: compiling its six-table select_related cost more than running it (2.4 ms
 against 0.1 ms, prepared, on PostgreSQL). The rows come back as the same model instances the
-ORM would make (see courseiva.rows), related objects cached."""
+ORM would make (see courseiva.lib.sql), related objects cached."""
 
 from functools import cache
 
 from django.db import connection
 
-from courseiva.rows import Columns, build_all, table
+from courseiva.lib.sql import Columns, build_all, table
 from progress.practice.marks import Bookmark, Note
 from progress.practice.models import Attempt, Quiz, QuizItem
 from questions.models import Exam, Question, Topic

@@ -9,7 +9,7 @@ rows queue the learner's own answers, and the learners share only the batch lock
 side.
 
 The ORM's statement compilation costs as much as running the statements, so the reads are one
-raw query, commented, and the writes are written out (courseiva.rows): the attempt's insert,
+raw query, commented, and the writes are written out (courseiva.lib.sql): the attempt's insert,
 then the learner's exam, topic, card and day rows in one statement on PostgreSQL."""
 
 from collections.abc import Sequence
@@ -21,7 +21,7 @@ from django.apps import apps
 from django.db import connection
 from django.utils import timezone
 
-from courseiva.rows import Statement, placeholders, read_value, run_together, table, upsert
+from courseiva.lib.sql import Statement, placeholders, read_value, run_together, table, upsert
 from progress.engine import learner_model
 from progress.practice.pending import QUESTION_BATCH, PendingWork
 from progress.readiness.models import (

@@ -15,7 +15,7 @@ from typing import Any
 from django.db import connection, models
 from django.utils import timezone
 
-from courseiva.rows import Statement, db_values, read_value, table, upsert
+from courseiva.lib.sql import Statement, db_values, read_value, table, upsert
 from progress.accounts.models import User
 from progress.engine import learner_model
 from questions.models import Exam, Question, Topic
@@ -334,7 +334,7 @@ class ReadinessUpdate:
     def statements(self, attempt_ids: Sequence[int]) -> list[Statement]:
         """The writes of what `apply` computed, the answers' positions replaced by their
         attempts' ids: one update per exam answered, one upsert of the topics (for
-        courseiva.rows.run_together: they touch the learner's own rows, none twice)."""
+        courseiva.lib.sql.run_together: they touch the learner's own rows, none twice)."""
         if not self._topic_ids:
             return []
         now = timezone.now()
