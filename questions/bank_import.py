@@ -13,6 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from courseiva.lib.sql import insert_instances, insert_rows
 from questions.bank_checks import BankError, Document, Problem, check_documents
 from questions.media import document_images, store_all
 from questions.models import (
@@ -25,7 +26,6 @@ from questions.models import (
 )
 from questions.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
 from questions.pages import forget_exams
-from questions.row_insert import insert_instances, insert_rows
 
 Progress = Callable[[str], None]
 

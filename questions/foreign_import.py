@@ -27,6 +27,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
+from courseiva.lib.sql import insert_instances
 from questions.bank_checks import BankError, Problem, rule_problems, schema_problems
 from questions.bank_import import (
     PlannedOption,
@@ -57,7 +58,6 @@ from questions.models import (
 )
 from questions.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
 from questions.pages import forget_exams
-from questions.row_insert import insert_instances
 
 READERS: dict[str, Callable[[str], ParsedBank]] = {
     "gift": gift.read,

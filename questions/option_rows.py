@@ -8,8 +8,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from courseiva.lib.sql import insert_rows
 from questions.models import Option, Question, Rationale
-from questions.row_insert import insert_rows
 
 # Updates are written in batches of this many rows: a CASE expression per field grows with the
 # batch, and SQLite evaluates it row by row.

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
+from courseiva.lib.sql import insert_rows
 from questions import page_query
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
 from questions.models import (
@@ -39,7 +40,6 @@ from questions.models import (
     Status,
     grade_answer,
 )
-from questions.row_insert import insert_rows
 
 # A page stays cached until a write drops it: in this process and the shared cache at once
 # (forget_questions), in the other processes' own caches within POLL_SECONDS (PageChange).

@@ -318,7 +318,7 @@ def test_import_query_count_is_pinned():
 
 
 def test_imported_rows_are_whole():
-    # Written without model instances (questions.row_insert): what save() would fill in is
+    # Written without model instances (courseiva.lib.sql): what save() would fill in is
     # there all the same.
     import_document(make_bank(20))
     keys = list(Option.objects.values_list("key", flat=True))

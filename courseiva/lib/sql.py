@@ -1,20 +1,31 @@
-"""Model rows in written-out queries: instances read back, values written, writes run together.
+"""The one module that writes SQL text: model rows in written-out queries, many new rows at
+once, upserts, writes sent together. Only table and column names, quoted here, and
+placeholders go into the text; the values are parameters.
 
-The hottest requests (a quiz answer, a mock-exam save, the session and user of every signed-in
-request) read rows whose query the ORM would compile afresh each time, which cost more than
-running it prepared. Those queries are written out once; `Columns` gives the SELECT list of a
-model's fields under a table alias and builds back the instance the ORM would have made, each
-value through the same converters (text to date-time on SQLite, JSON text to values).
+Why written out. The hottest requests (a quiz answer, a mock-exam save, the session and user
+of every signed-in request) read rows whose query the ORM would compile afresh each time,
+which cost more than running it prepared. Those queries are written out once (in modules
+named for them); `Columns` gives the SELECT list of a model's fields under a table alias and
+builds back the instance the ORM would have made, each value through the same converters
+(text to date-time on SQLite, JSON text to values). The answer's writes are written out for
+the same reason: `db_values` prepares an instance's values as the ORM would send them,
+`upsert` builds one INSERT ... ON CONFLICT for many rows, and `run_together` sends
+independent writes in one round trip on PostgreSQL.
 
-The answer's writes are written out for the same reason: `db_values` prepares an instance's
-values as the ORM would send them, `upsert` builds one INSERT ... ON CONFLICT for many rows,
-and `run_together` sends independent writes in one round trip on PostgreSQL."""
+Many new rows: `bulk_create` builds an instance per row and prepares every value of it field
+by field: for an import of 10,000 questions (40,000 options, 40,000 rationales) that was most
+of the import's time, the database's own work a tenth of it. `insert_rows` writes the same
+rows as multi-row INSERT statements, the values as given (see its docstring), in as few
+statements as the database's parameter limit allows: the queries it makes do not grow with
+the rows but past that limit, as with bulk_create."""
 
-from collections.abc import Sequence
+import datetime
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import Any
 
 from django.db import connection, models
+from django.utils import timezone
 
 
 class Columns:
@@ -170,3 +181,187 @@ def run_together(statements: Sequence[Statement | None]) -> tuple[Any, ...] | No
             heads = ", ".join(f"w{n} AS ({sql})" for n, (sql, _) in enumerate(first))
             cursor.execute(f"WITH {heads} {last}", [v for _, params in given for v in params])
         return cursor.fetchone() if cursor.description else None
+
+
+# --- Many new rows at once ------------------------------------------------------------
+
+# Fields whose Python values are what the database drivers take as they are: their values
+# are passed through unprepared. Any other field's value goes through the field's own
+# get_db_prep_save (dates, JSON, decimals...), as bulk_create would.
+_PLAIN_FIELDS = (
+    models.CharField,
+    models.TextField,
+    models.BooleanField,
+    models.IntegerField,
+)
+
+_AUTO_FIELDS = (models.AutoField, models.BigAutoField, models.SmallAutoField)
+_NOTHING = object()
+
+
+def insert_rows(
+    model: type[models.Model],
+    names: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    returning_pk: bool = False,
+) -> list[Any]:
+    """Insert `rows` (each a sequence of values, in the order of the field `names`; a foreign
+    key is named by its attname, `question_id`) into `model`'s table. The fields not named
+    take their default (a callable default is called for each row, as for a new instance);
+    `auto_now` / `auto_now_add` date-times take the time of the call. Returns the new rows'
+    primary keys in the order of `rows` when `returning_pk`, else an empty list.
+
+    Nothing else of Model.save runs: no signals, no save() override. Use it for models whose
+    rows are plain data (no model here listens to saves of options, rationales or questions)."""
+    rows = list(rows)
+    if not rows:
+        return []
+    meta = model._meta
+    concrete = {field.attname: field for field in meta.concrete_fields}
+    if unknown := [name for name in names if name not in concrete]:
+        raise ValueError(f"no column {unknown} in {meta.label} (a foreign key is `name_id`)")
+    if returning_pk and not connection.features.can_return_rows_from_bulk_insert:
+        # A database that cannot say the new keys of a multi-row insert: bulk_create knows.
+        instances = [model(**dict(zip(names, row, strict=True))) for row in rows]
+        model._default_manager.bulk_create(instances)
+        return [instance.pk for instance in instances]
+    keys: list[Any] = []
+    with connection.cursor() as cursor:
+        for sql, params in insert_statements(model, names, rows, returning_pk=returning_pk):
+            cursor.execute(sql, params)
+            if returning_pk:
+                # Both databases return the rows in the order of VALUES, as bulk_create
+                # relies on too.
+                keys.extend(row[0] for row in cursor.fetchall())
+    return keys
+
+
+def insert_statements(
+    model: type[models.Model],
+    names: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    returning_pk: bool = False,
+) -> list[tuple[str, list[Any]]]:
+    """The INSERT statements (SQL, values) of insert_rows, not run: as few as the database's
+    parameter limit allows."""
+    meta = model._meta
+    concrete = {field.attname: field for field in meta.concrete_fields}
+    fields = [concrete[name] for name in names]
+    preparers = [_preparer(field) for field in fields]
+    named = {field.attname for field in fields}
+    extra: list[tuple[models.Field[Any, Any], Callable[[], Any]]] = []
+    for field in meta.concrete_fields:
+        if field.attname in named or isinstance(field, _AUTO_FIELDS) or field.has_db_default():
+            continue  # named, or filled by the database
+        extra.append((field, _default(field)))
+    columns = [str(field.column) for field in [*fields, *(field for field, _ in extra)]]
+    prepared = [(index, prepare) for index, prepare in enumerate(preparers) if prepare]
+    # The value last prepared in each column, and what it gave: the same object in the next
+    # row (one time for a whole import) is not prepared again.
+    last: list[tuple[object, Any]] = [(_NOTHING, None)] * len(prepared)
+    values: list[list[Any]] = []
+    for row in rows:
+        value_row = list(row)
+        if len(value_row) != len(fields):
+            raise ValueError(f"a row of {len(value_row)} values for {len(fields)} fields")
+        for column, (index, prepare) in enumerate(prepared):
+            value = value_row[index]
+            if value is not last[column][0]:
+                last[column] = (value, prepare(value))
+            value_row[index] = last[column][1]
+        value_row.extend(make() for _, make in extra)
+        values.append(value_row)
+    return _statements(meta, columns, values, returning_pk=returning_pk)
+
+
+def _statements(
+    meta: Any, columns: Sequence[str], values: Sequence[Sequence[Any]], *, returning_pk: bool
+) -> list[tuple[str, list[Any]]]:
+    """The multi-row INSERTs of these prepared values, as many as the parameter limit asks."""
+    quote = connection.ops.quote_name
+    head = (
+        f"INSERT INTO {quote(meta.db_table)} "  # noqa: S608 - names from the model's meta
+        f"({', '.join(quote(column) for column in columns)}) VALUES "
+    )
+    tail = f" RETURNING {quote(str(meta.pk.column))}" if returning_pk and meta.pk else ""
+    row_placeholder = f"({', '.join(['%s'] * len(columns))})"
+    limit = connection.features.max_query_params
+    batch = max(1, limit // len(columns)) if limit else len(values)
+    chunks = [values[start : start + batch] for start in range(0, len(values), batch)]
+    return [
+        (
+            head + ", ".join([row_placeholder] * len(chunk)) + tail,
+            [value for row in chunk for value in row],
+        )
+        for chunk in chunks
+    ]
+
+
+def insert_instances(instances: Sequence[models.Model]) -> None:
+    """bulk_create of new instances of one model, each field's value read from the instance
+    and given to insert_rows: their `auto_now` / `auto_now_add` date-times are set to the time
+    of the call, and their new primary keys."""
+    if not instances:
+        return
+    model = type(instances[0])
+    if not connection.features.can_return_rows_from_bulk_insert:
+        model._default_manager.bulk_create(instances)
+        return
+    fields = [
+        field
+        for field in model._meta.concrete_fields
+        if not isinstance(field, _AUTO_FIELDS) and not field.has_db_default()
+    ]
+    # One time for all of them (save() would take the time of each).
+    now = timezone.now()
+    for field in fields:
+        if isinstance(field, models.DateField) and (field.auto_now or field.auto_now_add):
+            value = now if isinstance(field, models.DateTimeField) else datetime.date.today()
+            for instance in instances:
+                setattr(instance, field.attname, value)
+    names = [field.attname for field in fields]
+    keys = insert_rows(
+        model,
+        names,
+        ([getattr(instance, name) for name in names] for instance in instances),
+        returning_pk=True,
+    )
+    for instance, key in zip(instances, keys, strict=True):
+        instance.pk = key
+        instance._state.adding = False
+        instance._state.db = connection.alias
+
+
+def keyed_instance_statements(instances: Sequence[models.Model]) -> list[tuple[str, list[Any]]]:
+    """The INSERTs of new instances of one model whose primary keys are set already (taken
+    from the table's sequence), every concrete field's value read from the instance; not
+    run, for the caller to send with other writes."""
+    model = type(instances[0])
+    names = [field.attname for field in model._meta.concrete_fields]
+    rows = [[getattr(instance, name) for name in names] for instance in instances]
+    return insert_statements(model, names, rows)
+
+
+def _preparer(field: models.Field[Any, Any]) -> Callable[[Any], Any] | None:
+    # A foreign key to an integer primary key (an auto field is an integer field) is plain.
+    target = field.target_field if isinstance(field, models.ForeignKey) else field
+    if isinstance(target, _PLAIN_FIELDS):
+        return None
+    return lambda value: field.get_db_prep_save(value, connection=connection)
+
+
+def _default(field: models.Field[Any, Any]) -> Callable[[], Any]:
+    """How a field left out of the named ones gets its value, ready for the database."""
+    if isinstance(field, models.DateField) and (field.auto_now or field.auto_now_add):
+        now = field.get_db_prep_save(
+            timezone.now() if isinstance(field, models.DateTimeField) else datetime.date.today(),
+            connection=connection,
+        )
+        return lambda: now
+    if field.has_default() and callable(field.default):
+        return lambda: field.get_db_prep_save(field.get_default(), connection=connection)
+    # No default: what a new instance would have ("" for text, else None), as bulk_create.
+    constant = field.get_db_prep_save(field.get_default(), connection=connection)
+    return lambda: constant

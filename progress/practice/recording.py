@@ -21,7 +21,16 @@ from django.apps import apps
 from django.db import connection
 from django.utils import timezone
 
-from courseiva.lib.sql import Statement, placeholders, read_value, run_together, table, upsert
+from courseiva.lib.sql import (
+    Statement,
+    insert_instances,
+    keyed_instance_statements,
+    placeholders,
+    read_value,
+    run_together,
+    table,
+    upsert,
+)
 from progress.engine import learner_model
 from progress.practice.pending import QUESTION_BATCH, PendingWork
 from progress.readiness.models import (
@@ -29,7 +38,6 @@ from progress.readiness.models import (
     QuestionReadiness,
     TopicReadiness,
 )
-from questions.row_insert import insert_instances, keyed_instance_statements
 
 
 def _model(name: str) -> Any:
