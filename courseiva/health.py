@@ -1,9 +1,11 @@
 """Probes for load balancers and orchestrators."""
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
+
+from courseiva.lib.sql import ping
 
 
 @require_GET
@@ -19,9 +21,7 @@ def healthz(request: HttpRequest) -> HttpResponse:
 def readyz(request: HttpRequest) -> HttpResponse:
     """Ready to serve pages: the database answers."""
     try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
+        ping()
     except DatabaseError:
         return HttpResponse("database unavailable", content_type="text/plain", status=503)
     return HttpResponse("ok", content_type="text/plain")

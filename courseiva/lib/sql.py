@@ -48,8 +48,7 @@ class Columns:
         return len(self.fields)
 
     def select(self) -> str:
-        q = connection.ops.quote_name
-        return ", ".join(f"{q(self.alias)}.{q(column)}" for column in self.columns)
+        return ", ".join(f"{name(self.alias)}.{name(column)}" for column in self.columns)
 
     def source(self) -> str:
         """The model's table under the alias, for a FROM or a JOIN."""
@@ -75,7 +74,12 @@ class Columns:
 def table(model: type[models.Model]) -> str:
     """The model's table, its name quoted for the database in use. Table and column names
     are the only text a written-out query takes from elsewhere; the values are parameters."""
-    return str(connection.ops.quote_name(model._meta.db_table))
+    return name(model._meta.db_table)
+
+
+def name(column: str) -> str:
+    """A column's name, quoted for the database in use."""
+    return str(connection.ops.quote_name(column))
 
 
 def placeholders(count: int) -> str:
@@ -152,16 +156,51 @@ def upsert(
 ) -> Statement:
     """One INSERT of the instances' `conflict` and `written` fields (attnames) which, where a
     row with the same `conflict` values exists, overwrites its `written` ones instead."""
-    q = connection.ops.quote_name
     columns = [*conflict, *written]
+    values = [db_values(instance, columns) for instance in instances]
+    return upsert_values(model, conflict, columns, values, overwrite=written)
+
+
+def upsert_values(
+    model: type[models.Model],
+    conflict: Sequence[str],
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    overwrite: Sequence[str] = (),
+    add: Sequence[str] = (),
+    returning: Sequence[str] = (),
+) -> Statement:
+    """One INSERT of `rows` (values of `columns`, the `conflict` ones among them, as the
+    database takes them) which, where a row with the same `conflict` values exists, instead
+    overwrites its `overwrite` columns with the new values and adds the new values to its
+    `add` columns (counters); with neither, leaves it as it is (DO NOTHING). `returning`:
+    these columns of each row written (with DO NOTHING, of the rows inserted only). Give the
+    rows in one order for every writer (by their conflict values): two writers then lock
+    shared rows in the same order and never wait for each other in a circle."""
+    target = table(model)
     row = f"({placeholders(len(columns))})"
-    updates = ", ".join(f"{q(name)} = excluded.{q(name)}" for name in written)
+    updates = [f"{name(c)} = excluded.{name(c)}" for c in overwrite]
+    updates += [f"{name(c)} = {target}.{name(c)} + excluded.{name(c)}" for c in add]
+    action = f"DO UPDATE SET {', '.join(updates)}" if updates else "DO NOTHING"
     sql = (
-        f"INSERT INTO {table(model)} ({', '.join(q(c) for c in columns)}) "  # noqa: S608
-        f"VALUES {', '.join([row] * len(instances))} "
-        f"ON CONFLICT ({', '.join(q(c) for c in conflict)}) DO UPDATE SET {updates}"
+        f"INSERT INTO {target} ({', '.join(name(c) for c in columns)}) "  # noqa: S608
+        f"VALUES {', '.join([row] * len(rows))} "
+        f"ON CONFLICT ({', '.join(name(c) for c in conflict)}) {action}"
     )
-    return sql, [value for instance in instances for value in db_values(instance, columns)]
+    if returning:
+        sql += f" RETURNING {', '.join(name(c) for c in returning)}"
+    return sql, [value for values in rows for value in values]
+
+
+def update(instance: models.Model, names: Sequence[str]) -> Statement:
+    """The UPDATE of these fields (attnames) of the instance's row, found by its primary key,
+    with the values the ORM would send."""
+    meta = type(instance)._meta
+    assignments = ", ".join(f"{name(attname)} = %s" for attname in names)
+    pk = name(str(meta.pk.column)) if meta.pk else "id"
+    sql = f"UPDATE {table(type(instance))} SET {assignments} WHERE {pk} = %s"  # noqa: S608
+    return sql, [*db_values(instance, names), instance.pk]
 
 
 def run_together(statements: Sequence[Statement | None]) -> tuple[Any, ...] | None:
@@ -181,6 +220,43 @@ def run_together(statements: Sequence[Statement | None]) -> tuple[Any, ...] | No
             heads = ", ".join(f"w{n} AS ({sql})" for n, (sql, _) in enumerate(first))
             cursor.execute(f"WITH {heads} {last}", [v for _, params in given for v in params])
         return cursor.fetchone() if cursor.description else None
+
+
+def fetch_all(statement: Statement) -> list[tuple[Any, ...]]:
+    """Run one statement in the caller's transaction; the rows it returns."""
+    sql, params = statement
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def fetch_one(statement: Statement) -> tuple[Any, ...] | None:
+    """Run one statement in the caller's transaction; the first row it returns, if any."""
+    sql, params = statement
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def execute(statement: Statement) -> int:
+    """Run one statement in the caller's transaction; the rows it changed."""
+    sql, params = statement
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return int(cursor.rowcount)
+
+
+def advisory_lock(key: int) -> None:
+    """Take PostgreSQL's advisory lock `key` alone until the transaction ends, waiting for
+    whoever holds it (its shared side too); nothing elsewhere (SQLite runs one writing
+    transaction at a time)."""
+    if connection.vendor == "postgresql":
+        fetch_one(("SELECT pg_advisory_xact_lock(%s)", [key]))
+
+
+def ping() -> None:
+    """One round trip to the database, which raises DatabaseError when it does not answer."""
+    fetch_one(("SELECT 1", []))
 
 
 # --- Many new rows at once ------------------------------------------------------------
@@ -280,13 +356,12 @@ def _statements(
     meta: Any, columns: Sequence[str], values: Sequence[Sequence[Any]], *, returning_pk: bool
 ) -> list[tuple[str, list[Any]]]:
     """The multi-row INSERTs of these prepared values, as many as the parameter limit asks."""
-    quote = connection.ops.quote_name
     head = (
-        f"INSERT INTO {quote(meta.db_table)} "  # noqa: S608 - names from the model's meta
-        f"({', '.join(quote(column) for column in columns)}) VALUES "
+        f"INSERT INTO {name(meta.db_table)} "  # noqa: S608 - names from the model's meta
+        f"({', '.join(name(column) for column in columns)}) VALUES "
     )
-    tail = f" RETURNING {quote(str(meta.pk.column))}" if returning_pk and meta.pk else ""
-    row_placeholder = f"({', '.join(['%s'] * len(columns))})"
+    tail = f" RETURNING {name(str(meta.pk.column))}" if returning_pk and meta.pk else ""
+    row_placeholder = f"({placeholders(len(columns))})"
     limit = connection.features.max_query_params
     batch = max(1, limit // len(columns)) if limit else len(values)
     chunks = [values[start : start + batch] for start in range(0, len(values), batch)]

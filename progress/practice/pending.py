@@ -20,9 +20,11 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import models, transaction
 from django.tasks import Task
 from django.utils import timezone
+
+from courseiva.lib.sql import fetch_all, upsert_values
 
 # The keys of the rows.
 ITEM_STATISTICS = "item-statistics"
@@ -45,21 +47,18 @@ class PendingWorkQuerySet(models.QuerySet["PendingWork"]):
         the answers counted (before, after). One query, however many keys."""
         if not counts:
             return {}
-        table = connection.ops.quote_name(PendingWork._meta.db_table)
-        work, answers = (connection.ops.quote_name(c) for c in ("work", "answers"))
         now = timezone.now()
-        params: list[Any] = []
-        for key, count in sorted(counts.items()):  # one lock order for every writer
-            params += [key, count, now]
-        values = ", ".join(["(%s, %s, %s)"] * len(counts))
-        sql = (
-            f"INSERT INTO {table} ({work}, {answers}, opened_at) VALUES {values} "  # noqa: S608
-            f"ON CONFLICT ({work}) DO UPDATE SET {answers} = {table}.{answers} + "
-            f"excluded.{answers} RETURNING {work}, {answers}"
+        # One lock order for every writer: by key.
+        rows = fetch_all(
+            upsert_values(
+                self.model,
+                ["work"],
+                ["work", "answers", "opened_at"],
+                [(key, count, now) for key, count in sorted(counts.items())],
+                add=["answers"],
+                returning=["work", "answers"],
+            )
         )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
         return {key: (after - counts[key], after) for key, after in rows}
 
     def take(self, key: str) -> int:
@@ -91,15 +90,15 @@ class PendingWorkQuerySet(models.QuerySet["PendingWork"]):
         """Open the row of the next batch of the questions' difficulties (nothing when it is
         open already) and, when this opened it, enqueue the batch once the caller's
         transaction commits. One query."""
-        table = connection.ops.quote_name(PendingWork._meta.db_table)
-        work, answers = (connection.ops.quote_name(c) for c in ("work", "answers"))
-        sql = (
-            f"INSERT INTO {table} ({work}, {answers}, opened_at) VALUES (%s, 0, %s) "  # noqa: S608
-            f"ON CONFLICT ({work}) DO NOTHING RETURNING {work}"
+        opened = fetch_all(
+            upsert_values(
+                self.model,
+                ["work"],
+                ["work", "answers", "opened_at"],
+                [(QUESTION_BATCH, 0, timezone.now())],
+                returning=["work"],
+            )
         )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [QUESTION_BATCH, timezone.now()])
-            opened = cursor.fetchall()
         task = _exam_refresh.get("batch")
         if opened and task is not None:
             # Robust: a failed enqueue must not fail the answer; the sweep finds the row.

@@ -25,11 +25,13 @@ from courseiva.lib.sql import (
     Statement,
     insert_instances,
     keyed_instance_statements,
+    name,
     placeholders,
     read_value,
     run_together,
     table,
     upsert,
+    upsert_values,
 )
 from progress.engine import learner_model
 from progress.practice.pending import QUESTION_BATCH, PendingWork
@@ -235,20 +237,9 @@ def day_totals_upsert(learner_id: int, days: dict[date, list[int]]) -> Statement
     its totals increased. None with no days."""
     if not days:
         return None
-    LearnerDay = _model("LearnerDay")
-    q = connection.ops.quote_name
-    days_table = table(LearnerDay)
-    columns = ["answers", "right", "timed_answers", "seconds"]
-    values = ", ".join(["(%s, %s, %s, %s, %s, %s)"] * len(days))
-    increments = ", ".join(f"{q(c)} = {days_table}.{q(c)} + excluded.{q(c)}" for c in columns)
-    sql = (
-        f"INSERT INTO {days_table} (learner_id, day, {', '.join(q(c) for c in columns)}) "  # noqa: S608
-        f"VALUES {values} ON CONFLICT (learner_id, day) DO UPDATE SET {increments}"
-    )
-    params: list[Any] = []
-    for day, totals in sorted(days.items()):
-        params += [learner_id, day, *totals]
-    return sql, params
+    rows = [(learner_id, day, *totals) for day, totals in sorted(days.items())]
+    columns = ["learner_id", "day", "answers", "right", "timed_answers", "seconds"]
+    return upsert_values(_model("LearnerDay"), columns[:2], columns, rows, add=columns[2:])
 
 
 def quiz_loaded(quiz_item: Any) -> bool:
@@ -263,9 +254,8 @@ def quiz_count(quiz_id: int, is_correct: bool, now: datetime) -> Statement:
     the same item, so that the loser's insert fails on the unique constraint and its counting
     is rolled back with it; the quiz row's own lock queues them when the question has no exam."""
     Quiz = _model("Quiz")
-    q = connection.ops.quote_name
     answered, right, finished, items, withdrawn = (
-        q(c)
+        name(c)
         for c in ("answered_count", "right_count", "finished_at", "item_count", "withdrawn_count")
     )
     # Withdrawn items are never answered: the quiz ends with the last of the others.

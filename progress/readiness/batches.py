@@ -20,9 +20,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, MutableMapping
 from typing import Protocol
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 
+from courseiva.lib.sql import advisory_lock
 from progress.engine import learner_model
 from progress.readiness.models import (
     QUESTION_BATCH_LOCK,
@@ -49,9 +50,7 @@ class BatchLog(Protocol):
 def lock_out_answers() -> None:
     """Take the batch lock (QUESTION_BATCH_LOCK) alone, until the transaction ends (see the
     module's docstring); nothing on SQLite, whose transactions already run one at a time."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [QUESTION_BATCH_LOCK])
+    advisory_lock(QUESTION_BATCH_LOCK)
 
 
 def last_boundary() -> int:

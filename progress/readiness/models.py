@@ -15,7 +15,7 @@ from typing import Any
 from django.db import connection, models
 from django.utils import timezone
 
-from courseiva.lib.sql import Statement, db_values, read_value, table, upsert
+from courseiva.lib.sql import Statement, read_value, table, update, upsert
 from progress.accounts.models import User
 from progress.engine import learner_model
 from questions.models import Exam, Question, Topic
@@ -339,8 +339,6 @@ class ReadinessUpdate:
             return []
         now = timezone.now()
         statements = []
-        q = connection.ops.quote_name
-        assignments = ", ".join(f"{q(name)} = %s" for name in ABILITY_WRITTEN)
         for exam_id in sorted(self._answered):
             ability = self.abilities[exam_id]
             ability.movers = [
@@ -348,8 +346,7 @@ class ReadinessUpdate:
             ]
             ability.updated_at = now
             # Its row is locked (see `lock`): a plain write of the new state.
-            sql = f"UPDATE {table(ExamAbility)} SET {assignments} WHERE id = %s"  # noqa: S608
-            statements.append((sql, [*db_values(ability, ABILITY_WRITTEN), ability.pk]))
+            statements.append(update(ability, ABILITY_WRITTEN))
         # The topics' rows: made on a first answer to a topic, else overwritten.
         topics = [
             TopicReadiness.from_state(
