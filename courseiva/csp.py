@@ -13,7 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from django_ratelimit.core import is_ratelimited
 
-from progress.accounts.lockout import client_address
+from courseiva.lib.client import client_address
 
 logger = logging.getLogger(__name__)
 

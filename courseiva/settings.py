@@ -313,7 +313,7 @@ AXES_USERNAME_CALLABLE = "progress.accounts.lockout.axes_username"
 # Behind a proxy the socket's address is the proxy's: the client's is read from the proxy's
 # X-Forwarded-For, only for requests that come from one of these addresses.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
-AXES_CLIENT_IP_CALLABLE = "progress.accounts.lockout.client_address"
+AXES_CLIENT_IP_CALLABLE = "courseiva.lib.client.client_address"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
 

@@ -1,12 +1,12 @@
 """How often a sign-up or a password reset may be asked for: per address (the client's, behind
-the proxy too, see lockout.client_address) and per e-mail address. Without limits a script
+the proxy too, see courseiva.lib.client) and per e-mail address. Without limits a script
 made 15 accounts in 5 s and sent 30 reset mails in about a second. The form behind a sign-up
 link is limited per link: it is the one page that says a username is taken."""
 
 from django.http import HttpRequest
 from django_ratelimit.core import is_ratelimited
 
-from progress.accounts.lockout import client_address
+from courseiva.lib.client import client_address
 
 SIGNUPS_PER_ADDRESS = "10/h"
 SIGNUPS_PER_EMAIL = "3/h"

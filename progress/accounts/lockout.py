@@ -5,7 +5,6 @@ before the lock comes."""
 from typing import Any
 
 from axes.helpers import get_cool_off, get_failure_limit
-from django.conf import settings
 from django.http import HttpRequest
 
 from progress.accounts.models import User
@@ -42,21 +41,3 @@ def axes_username(request: HttpRequest, credentials: dict[str, Any] | None) -> s
     typed = typed.strip()
     username = User.objects.filter(email__iexact=typed).values_list("username", flat=True).first()
     return username or typed.lower()
-
-
-def client_address(request: HttpRequest) -> str | None:
-    """For AXES_CLIENT_IP_CALLABLE: the address a sign-in comes from. Behind the TLS proxy every
-    request comes from the proxy's address, and counting failures there would lock everyone
-    out together; so when the socket's address is one of TRUSTED_PROXIES, the client is the
-    right-most address of X-Forwarded-For that is not a trusted proxy (each proxy appends
-    the address it got the request from; what a client wrote further left is not trusted).
-    From anywhere else, the socket's address, whatever the headers say."""
-    remote = request.META.get("REMOTE_ADDR")
-    trusted = set(settings.TRUSTED_PROXIES)
-    if remote not in trusted:
-        return remote
-    forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
-    for address in reversed(forwarded):
-        if address and address not in trusted:
-            return address
-    return remote
