@@ -22,9 +22,11 @@ from datetime import timedelta
 
 from django.core.cache import cache
 from django.db import transaction
+from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
+from courseiva.lib import shared_html
 from courseiva.lib.sql import insert_rows
 from questions import page_query
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
@@ -41,6 +43,8 @@ from questions.models import (
     grade_answer,
 )
 
+# The question page's template; its partials are the htmx fragments (form, result).
+QUESTION_TEMPLATE = "questions/question.html"
 # A page stays cached until a write drops it: in this process and the shared cache at once
 # (forget_questions), in the other processes' own caches within POLL_SECONDS (PageChange).
 CACHE_SECONDS = 24 * 60 * 60
@@ -274,6 +278,27 @@ def form_html(uid: str) -> str | None:
 
 def keep_form_html(uid: str, html: str) -> None:
     cache.set(FORM_HTML_PREFIX + uid, html, CACHE_SECONDS)
+
+
+def page_html(
+    request: HttpRequest,
+    page: QuestionPage,
+    template: str,
+    context: dict[str, object],
+    variant: str,
+) -> str:
+    """Render once per question version and variant (the form, or the result of one set of
+    choices), keep the HTML (courseiva.lib.shared_html), and fill in this request's CSRF token
+    and CSP nonce. Rendering the templates costs several times more than the rest of the
+    request. The context must hold nothing of one viewer's."""
+    key = f"question-html:{page.version}:{template}:{variant}"
+    html = shared_html.kept(key)
+    if html is None:
+        html = shared_html.render_shared(request, template, context)
+        shared_html.keep(key, html, CACHE_SECONDS)
+    if variant == "form" and template == QUESTION_TEMPLATE:
+        keep_form_html(page.uid, html)
+    return shared_html.filled(request, html)
 
 
 def question_page(uid: str) -> QuestionPage | None:

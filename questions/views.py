@@ -1,43 +1,32 @@
 """The public pages: catalog, blueprint, topic, and the question page with answer-then-reveal."""
 
-import threading
-from collections import OrderedDict
-
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
 from django.contrib.messages.storage.cookie import CookieStorage
-from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
 from django.core.files.storage import default_storage
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
-from django.middleware.csp import get_nonce
-from django.middleware.csrf import get_token
-from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods
 
 from courseiva.http import HtmxHttpRequest, invalid_form_status
+from courseiva.lib import shared_html
+from courseiva.lib.shared_html import render_shared
 from questions import extensions, listings, media
 from questions.forms import AnswerForm
 from questions.listings import TOPIC_PAGE_SIZE
 from questions.models import Grade, QuestionMedia
 from questions.pages import (
     CACHE_SECONDS,
+    QUESTION_TEMPLATE,
     QuestionPage,
     form_html,
-    keep_form_html,
     listings_version,
+    page_html,
     question_page,
 )
-
-QUESTION_TEMPLATE = "questions/question.html"
-# Stands in for the CSRF token in HTML rendered once for many visitors.
-TOKEN_SLOT = "csrf-token-slot-not-a-token"  # noqa: S105 - a placeholder, not a secret
-# And for the CSP nonce: a nonce served twice would let the second page's scripts be refused.
-NONCE_SLOT = "csp-nonce-slot-not-a-nonce"
 
 
 def _get_page_for_viewer(request: HttpRequest, uid: str) -> QuestionPage:
@@ -52,7 +41,7 @@ def _get_page_for_viewer(request: HttpRequest, uid: str) -> QuestionPage:
 def home(request: HttpRequest) -> HttpResponse:
     version = listings_version()
     key = listings.html_key(version, "catalog")
-    if _without_own_state(request) and (html := _kept_html(key)) is not None:
+    if _without_own_state(request) and (html := shared_html.kept(key)) is not None:
         return _listing_response(request, html)
     context = {"exams": listings.catalog(version), **extensions.home_context(request)}
     if _without_own_state(request):
@@ -64,7 +53,7 @@ def home(request: HttpRequest) -> HttpResponse:
 def exam_detail(request: HttpRequest, exam_slug: str) -> HttpResponse:
     version = listings_version()
     key = listings.html_key(version, "exam", exam_slug)
-    if _without_own_state(request) and (html := _kept_html(key)) is not None:
+    if _without_own_state(request) and (html := shared_html.kept(key)) is not None:
         return _listing_response(request, html)
     listing = listings.exam_listing(version, exam_slug)
     if listing is None:
@@ -85,7 +74,7 @@ def topic_detail(request: HttpRequest, exam_slug: str, topic_slug: str) -> HttpR
     # Only a page number can name a kept page: anything else is not even looked up.
     numbered = asked.isascii() and asked.isdigit() and len(asked) <= 6
     key = listings.html_key(version, "topic", exam_slug, topic_slug, asked)
-    if numbered and _without_own_state(request) and (html := _kept_html(key)) is not None:
+    if numbered and _without_own_state(request) and (html := shared_html.kept(key)) is not None:
         return _listing_response(request, html)
     listing = listings.topic_listing(version, exam_slug, topic_slug)
     if listing is None:
@@ -114,40 +103,14 @@ def _render_listing(
 ) -> HttpResponse:
     """A listing page as every visitor sees it: rendered without anything of this request but
     its path, kept under `key` when the path is the page's own (it is in the canonical link)."""
-    shared = {
-        **context,
-        "csrf_token": TOKEN_SLOT,
-        "csp_nonce": NONCE_SLOT,
-        "user": AnonymousUser(),
-        "teaches": False,
-        "messages": (),
-    }
-    html = render_to_string(template, shared, request=request)
+    html = render_shared(request, template, {**context, "teaches": False})
     if request.path == path:
-        _keep_html(key, html)
+        shared_html.keep(key, html, CACHE_SECONDS)
     return _listing_response(request, html)
 
 
-def _kept_html(key: str) -> str | None:
-    """HTML rendered for every visitor under a versioned key (a listing page's, a question's
-    form or result): from this process's latest renderings (RecentHtml), else from the cache,
-    and then kept here too. The key's version is new at every change, so a copy kept here is
-    never stale; with Redis it saves a round trip."""
-    html = _recent_html.get(key)
-    if html is None:
-        html = cache.get(key)
-        if isinstance(html, str):
-            _recent_html.put(key, html)
-    return html if isinstance(html, str) else None
-
-
-def _keep_html(key: str, html: str) -> None:
-    cache.set(key, html, CACHE_SECONDS)
-    _recent_html.put(key, html)
-
-
 def _listing_response(request: HttpRequest, html: str) -> HttpResponse:
-    response = _with_token(request, html)
+    response = HttpResponse(shared_html.filled(request, html))
     # A session cookie makes the page a signed-in user's: shared caches keep them apart.
     patch_vary_headers(response, ["Cookie"])
     return response
@@ -158,7 +121,7 @@ def question_detail(request: HtmxHttpRequest, uid: str) -> HttpResponse:
     if request.method != "POST" and not request.htmx and _without_own_state(request):
         html = form_html(uid)
         if html is not None:  # a visitor's first look: rendered before, only the token new
-            return _with_token(request, html)
+            return HttpResponse(shared_html.filled(request, html))
     page = _get_page_for_viewer(request, uid)
     if request.method != "POST":
         return render_question(request, page, AnswerForm(page))
@@ -199,7 +162,7 @@ def render_question(
     if status == 200 and _same_for_everyone(request, page):
         grade = extra.get("grade")
         variant = ",".join(sorted(grade.chosen)) if isinstance(grade, Grade) else "form"
-        return _shared_render(request, page, template, {**context, **extra}, variant)
+        return HttpResponse(page_html(request, page, template, {**context, **extra}, variant))
     if not request.htmx:
         context.update(extensions.page_context(request, page))
     elif not answered:
@@ -221,89 +184,6 @@ def _without_own_state(request: HttpRequest) -> bool:
     a session."""
     cookies = request.COOKIES
     return settings.SESSION_COOKIE_NAME not in cookies and CookieStorage.cookie_name not in cookies
-
-
-def _shared_render(
-    request: HtmxHttpRequest,
-    page: QuestionPage,
-    template: str,
-    context: dict[str, object],
-    variant: str,
-) -> HttpResponse:
-    return HttpResponse(shared_html(request, page, template, context, variant))
-
-
-def shared_html(
-    request: HttpRequest,
-    page: QuestionPage,
-    template: str,
-    context: dict[str, object],
-    variant: str,
-) -> str:
-    """Render once per question version and variant (the form, or the result of one set of
-    choices), cache the HTML, and fill in this request's CSRF token and CSP nonce. Rendering
-    the templates costs several times more than the rest of the request. The context must
-    hold nothing of one viewer's: the user is the anonymous one, messages none."""
-    key = f"question-html:{page.version}:{template}:{variant}"
-    html = _kept_html(key)
-    if html is None:
-        shared = {
-            **context,
-            "csrf_token": TOKEN_SLOT,
-            "csp_nonce": NONCE_SLOT,
-            "user": AnonymousUser(),
-            "messages": (),
-        }
-        html = render_to_string(template, shared, request=request)
-        _keep_html(key, html)
-    if variant == "form" and template == QUESTION_TEMPLATE:
-        keep_form_html(page.uid, html)
-    return _filled(request, html)
-
-
-class RecentHtml:
-    """The HTML last rendered or read in this process, by key, the oldest dropped past
-    `size`. The keys hold a version (the page snapshot's, new at every build; the listings'),
-    so an entry never goes stale. Kept here, a visitor's answer skips the shared cache's
-    round trip and unpickling (Redis in production): 1.7-1.9 ms in process instead of
-    2.3-2.6."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._entries: OrderedDict[str, str] = OrderedDict()
-        self._lock = threading.Lock()  # gunicorn's threaded workers share a process
-
-    def get(self, key: str) -> str | None:
-        with self._lock:
-            html = self._entries.get(key)
-            if html is not None:
-                self._entries.move_to_end(key)
-            return html
-
-    def put(self, key: str, html: str) -> None:
-        with self._lock:
-            self._entries[key] = html
-            self._entries.move_to_end(key)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-
-
-# Results about 20 kB each, listing pages 4 to 12 kB: a few megabytes a process at most.
-_recent_html = RecentHtml(256)
-
-
-def _with_token(request: HttpRequest, html: str) -> HttpResponse:
-    return HttpResponse(_filled(request, html))
-
-
-def _filled(request: HttpRequest, html: str) -> str:
-    """The shared HTML with this request's CSRF token and CSP nonce filled in."""
-    if TOKEN_SLOT in html:
-        html = html.replace(TOKEN_SLOT, get_token(request))
-    nonce = get_nonce(request)
-    if NONCE_SLOT in html and nonce is not None:
-        html = html.replace(NONCE_SLOT, str(nonce))
-    return html
 
 
 def answer_too_large(request: HtmxHttpRequest, page: QuestionPage) -> HttpResponse:

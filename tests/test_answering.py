@@ -278,7 +278,7 @@ def test_an_edit_reaches_the_result_a_process_kept(
 
 
 def test_recent_html_keeps_the_latest_entries():
-    from questions.views import RecentHtml
+    from courseiva.lib.shared_html import RecentHtml
 
     recent = RecentHtml(2)
     recent.put("a", "A")

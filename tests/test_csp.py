@@ -128,8 +128,8 @@ def test_the_nonce_is_new_for_every_request(client):
 @pytest.mark.parametrize("page", ["question", "catalog", "topic"])
 def test_visitors_sharing_a_cached_page_each_get_their_own_nonce(page):
     """The question, catalog and topic pages are rendered once for all visitors
-    (questions.views._shared_render, _render_listing): the nonce in them is filled in per
-    request, like the CSRF token."""
+    (courseiva.lib.shared_html): the nonce in them is filled in per request, like the CSRF
+    token."""
     question = QuestionFactory()
     url = {
         "question": question.get_absolute_url(),

@@ -80,11 +80,11 @@ def test_visitors_are_served_without_a_query_however_long_the_list(
 def test_a_listing_page_seen_again_is_read_from_this_process(client, topic, monkeypatch):
     """Its key holds the listings' version: with Redis, the page itself costs no second
     round trip once this process has it (only the version is read)."""
-    from questions import views
+    from courseiva.lib import shared_html
 
     firsts = [client.get(url).text for url in urls(topic)]
-    shared = mock.Mock(wraps=views.cache)
-    monkeypatch.setattr(views, "cache", shared)
+    shared = mock.Mock(wraps=shared_html.cache)
+    monkeypatch.setattr(shared_html, "cache", shared)
     for url, first in zip(urls(topic), firsts, strict=True):
         again = client.get(url)
         assert without_nonces(again.text) == without_nonces(first)

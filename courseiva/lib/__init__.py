@@ -3,6 +3,8 @@ them, they use only Django and libraries.
 
 - sql.py: model rows read and written by written-out queries, many new rows at once,
   upserts, writes sent together;
+- shared_html.py: HTML rendered once for every visitor with slots, kept per process and in
+  the cache, and filled in per request (the CSRF token, the CSP nonce, a page's own part);
 - client.py: the address a request comes from, behind the trusted proxies;
 - cache.py: the Redis cache backend, whose errors are misses;
 - postgres/: Django's PostgreSQL backend, a kept connection checked without a round trip.

@@ -29,6 +29,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from courseiva.http import invalid_form_status
+from courseiva.lib.shared_html import fill_slot
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
 from progress.practice.forms import HistoryFilterForm, NoteForm, QuizStartForm, ReportForm
@@ -41,12 +42,11 @@ from progress.readiness.standing import adaptive_question_ids
 from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Exam, Question, Topic
-from questions.pages import QuestionPage, question_page
-from questions.views import render_question, shared_html
+from questions.pages import QUESTION_TEMPLATE, QuestionPage, page_html, question_page
+from questions.views import render_question
 
 HISTORY_PAGE_SIZE = 25
 BOOKMARKS_PAGE_SIZE = 25
-QUESTION_TEMPLATE = "questions/question.html"
 QUESTION_TEXT_FIELDS = ("stem", "trap", "explanation", "references", "tags")
 
 
@@ -357,11 +357,11 @@ def _quiz_result(
         "quiz_next_template": "progress/practice/_quiz_next_slot.html",
     }
     variant = "quiz:" + ",".join(sorted(grade.chosen))
-    html = shared_html(request, page, f"{QUESTION_TEMPLATE}#result", shared, variant)
+    html = page_html(request, page, f"{QUESTION_TEMPLATE}#result", shared, variant)
     own = render_to_string(
         "progress/practice/_quiz_next.html", {**context, "quiz_header_oob": oob}, request=request
     )
-    return html.replace(QUIZ_NEXT_SLOT, own, 1)
+    return fill_slot(html, QUIZ_NEXT_SLOT, own)
 
 
 @require_GET
