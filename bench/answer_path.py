@@ -13,7 +13,7 @@ run of a few seconds measures mostly those builds).
 
 Two parts, each printing ratios measured in the same run:
 
-1. In-process: `Attempt.objects.record` against a bare insert of the attempt (queries, time
+1. In-process: `record_attempt` against a bare insert of the attempt (queries, time
    per answer, and the ratio), and the whole signed-in quiz POST through the test client.
 2. HTTP, against `make serve` (gunicorn, DEBUG off): /healthz, the visitor's question page and
    answer POST, and the signed-in quiz answer POST with 8 and 32 learners answering at once,
@@ -144,7 +144,7 @@ def make_learners(shared: bool) -> list[dict[str, Any]]:
 
 
 def in_process(answers: int) -> dict[str, Any]:
-    """Queries and time of a bare attempt insert, of Attempt.objects.record, and of the whole
+    """Queries and time of a bare attempt insert, of record_attempt, and of the whole
     quiz POST, per answer, measured in turn in this one process."""
     from django.db import connection
     from django.test import Client
@@ -153,6 +153,7 @@ def in_process(answers: int) -> dict[str, Any]:
 
     from progress.accounts.models import User
     from progress.practice.models import Attempt, Quiz, Source
+    from progress.practice.recording import record_attempt
     from questions.models import Exam, Option, Question
     from questions.pages import question_page
 
@@ -189,9 +190,7 @@ def in_process(answers: int) -> dict[str, Any]:
     def record(n: int) -> None:
         page = pages[n % len(pages)]
         grade = page.grade([correct[page.question_id]] if n % 3 else [page.options[0].key])
-        Attempt.objects.record(
-            learner=learner, page=page, grade=grade, source=Source.PAGE, nonce=f"n{n}"
-        )
+        record_attempt(learner=learner, page=page, grade=grade, source=Source.PAGE, nonce=f"n{n}")
 
     # One long quiz: every POST answers the next item.
     quiz = Quiz.objects.start(
@@ -406,7 +405,7 @@ def main() -> int:
     bare_ms, _ = figures["bare"]
     print(f"\n{'in-process, per answer':<32}{'ms':>8}{'queries':>9}{'x bare insert':>15}")
     for name, label in (("bare", "bare insert of the attempt"),
-                        ("record", "Attempt.objects.record"),
+                        ("record", "record_attempt"),
                         ("post", "quiz POST (test client)"),
                         ("htmx", "quiz POST, htmx (test client)")):  # fmt: skip
         ms, queries = figures[name]

@@ -195,6 +195,7 @@ def busy_day(worker: bool) -> dict[str, Any]:
     from progress.accounts.models import User
     from progress.cohorts.models import Cohort, Membership
     from progress.practice.models import Attempt
+    from progress.practice.recording import insert_answers
     from progress.readiness.models import ExamAbility
     from progress.readiness.standing import refresh_exam_readiness
     from questions.models import Question
@@ -222,7 +223,7 @@ def busy_day(worker: bool) -> dict[str, Any]:
                 )
             )  # fmt: skip
         with transaction.atomic():
-            Attempt.objects.insert_answers(learner_id, attempts, counted_at=now)
+            insert_answers(learner_id, attempts, counted_at=now)
         answers += len(attempts)
     answered = time.perf_counter() - started
     queued = DBTaskResult.objects.count() - queued_before

@@ -7,6 +7,7 @@ from typing import Any, cast
 import factory
 
 from progress.accounts.models import User
+from progress.practice.recording import record_attempt
 from questions.models import Author, Exam, Kind, Option, Question, Rationale, Status, Topic
 
 
@@ -127,13 +128,12 @@ class RationaleFactory(factory.django.DjangoModelFactory[Rationale]):
 def record_answer(learner: User, question: Question, right: bool) -> None:
     """Record an answer of the learner to the question (a right one, or a wrong one), as the
     question page does."""
-    from progress.practice.models import Attempt
     from questions.pages import question_page
 
     page = question_page(question.uid)
     assert page is not None
     keys = [option.key for option in page.options if option.is_correct == right][:1]
-    Attempt.objects.record(learner=learner, page=page, grade=page.grade(keys), source="page")
+    record_attempt(learner=learner, page=page, grade=page.grade(keys), source="page")
 
 
 def storage_and_serving_exam() -> Exam:

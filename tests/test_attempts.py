@@ -13,6 +13,7 @@ from django.utils import timezone
 from progress.practice.models import Attempt, Quiz
 from progress.practice.pending import QUESTION_BATCH, PendingWork
 from progress.practice.public_pages import serve_token
+from progress.practice.recording import record_attempt
 from questions.pages import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory
 from tests.threads import run_at_once
@@ -178,7 +179,7 @@ def test_concurrent_posts_of_one_served_page_record_one_attempt():
 def test_time_spent_beyond_two_hours_is_not_a_measurement(learner):
     question = QuestionFactory()
     page = question_page(question.uid)
-    attempt, created = Attempt.objects.record(
+    attempt, created = record_attempt(
         learner=learner, page=page, grade=page.grade([]), source="page",
         served_at=timezone.now() - timedelta(hours=3),
     )  # fmt: skip

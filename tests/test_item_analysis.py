@@ -15,6 +15,7 @@ from progress.accounts.models import INSTRUCTORS_GROUP
 from progress.cohorts.item_statistics import compute_item_statistics
 from progress.cohorts.models import Cohort, ItemStatistic, Membership
 from progress.practice.models import Attempt
+from progress.practice.recording import record_attempt
 from questions.models import Kind
 from questions.pages import question_page
 from tests.factories import (
@@ -45,7 +46,7 @@ def answer(learner, question, chosen, seconds=None):
     time spent on it when given."""
     page = question_page(question.uid)
     assert page is not None
-    attempt, created = Attempt.objects.record(
+    attempt, created = record_attempt(
         learner=learner, page=page, grade=page.grade(chosen), source="page"
     )
     assert created

@@ -13,6 +13,7 @@ from django.db import IntegrityError, connection
 from progress.engine import learner_model
 from progress.practice.models import Attempt, ReviewCard
 from progress.practice.pending import QUESTION_BATCH, PendingWork
+from progress.practice.recording import record_attempt
 from progress.readiness.batches import apply_question_batch
 from progress.readiness.models import (
     ExamAbility,
@@ -167,9 +168,7 @@ def test_recording_an_answer_takes_five_statements_on_postgresql(django_assert_n
         # one statement on PostgreSQL); release.
         writes = 1 if connection.vendor == "postgresql" else 5
         with django_assert_num_queries(4 + writes):
-            Attempt.objects.record(
-                learner=learner, page=page, grade=page.grade(keys), source="page"
-            )
+            record_attempt(learner=learner, page=page, grade=page.grade(keys), source="page")
     card = ReviewCard.objects.get(learner=learner, question=question)
     assert card.reviews == 3
     assert ExamAbility.objects.get(learner=learner).answers == 3

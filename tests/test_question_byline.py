@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from progress.practice.models import Attempt, Source
+from progress.practice.recording import record_attempt
 from questions.models import MIN_SHARE_LEARNERS, Author, Question
 from questions.pages import question_page
 from tests.factories import (
@@ -143,9 +144,7 @@ def record_first_answers(question, choices):
     """One learner each: their first answer to the question, choosing these option keys."""
     page = question_page(question.uid)
     for keys in choices:
-        Attempt.objects.record(
-            learner=UserFactory(), page=page, grade=page.grade(keys), source=Source.PAGE
-        )
+        record_attempt(learner=UserFactory(), page=page, grade=page.grade(keys), source=Source.PAGE)
 
 
 def test_how_others_answered_shows_from_20_learners_after_an_answer_only(
@@ -177,9 +176,7 @@ def test_shares_count_each_learners_first_answer_only(
     page = question_page(question.uid)
     learner = Attempt.objects.filter(question=question).first().learner
     for _ in range(5):  # one learner practising it again and again
-        Attempt.objects.record(
-            learner=learner, page=page, grade=page.grade([right]), source=Source.PAGE
-        )
+        record_attempt(learner=learner, page=page, grade=page.grade([right]), source=Source.PAGE)
     compute_statistics(django_capture_on_commit_callbacks)
     text = answer(client, question, right).text
     assert re.findall(r"Chosen by (\d+)% of learners", text) == ["0", "100"]

@@ -23,6 +23,7 @@ from progress.accounts.models import User
 from progress.codes import new_code
 from progress.mocks.draw import draw_questions
 from progress.practice.models import Attempt, Source
+from progress.practice.recording import insert_answers
 from progress.readiness.explain import MockTaken
 from questions.models import Exam, Option, Question, Status, Topic
 
@@ -235,7 +236,7 @@ class MockExam(models.Model):
                     )
                 )
             MockItem.objects.bulk_update(items, ["is_correct"])
-            Attempt.objects.insert_answers(self.learner_id, attempts, counted_at=at)
+            insert_answers(self.learner_id, attempts, counted_at=at)
             self.right_count = sum(1 for item in items if item.is_correct)
             self.withdrawn_count = withdrawn
             self.submitted_at = at

@@ -5,31 +5,23 @@ learner, and every view reaches it through that learner."""
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
 import fsrs
-from django.db import IntegrityError, models, transaction
+from django.db import models, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import TruncDate
 from django.urls import reverse
 from django.utils import timezone
 
+from courseiva.lib.sql import Statement, run_together, upsert, upsert_values
 from progress.accounts.models import User
 from progress.codes import new_code
 from progress.practice.marks import Bookmark
-from progress.practice.recording import (
-    card_upsert,
-    quiz_count,
-    quiz_counters,
-    quiz_loaded,
-    record_answers,
-    run_together,
-)
 from progress.readiness.batches import BatchAnswer
 from progress.readiness.rebuild import LoggedAnswer
-from questions.models import Exam, Grade, Question, Topic
-from questions.pages import QuestionPage
+from questions.models import Exam, Question, Topic
 
 # Time on one question beyond this is a learner who walked away, not one who was thinking.
 MAX_TIME_SPENT = timedelta(hours=2)
@@ -168,7 +160,7 @@ class Quiz(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # Stopped by the learner before the last question (finished_at is then when).
     abandoned = models.BooleanField(default=False)
-    # Kept by Attempt.objects.record in the attempt's transaction, so that showing progress
+    # Kept by recording.record_attempt in the attempt's transaction, so that showing progress
     # never counts the items.
     item_count = models.PositiveIntegerField(default=0)
     answered_count = models.PositiveIntegerField(default=0)
@@ -302,79 +294,6 @@ class QuizItem(models.Model):
 class AttemptQuerySet(models.QuerySet["Attempt"]):
     def for_learner(self, learner: User) -> "AttemptQuerySet":
         return self.filter(learner=learner)
-
-    def record(
-        self,
-        *,
-        learner: User,
-        page: QuestionPage,
-        grade: Grade,
-        source: str,
-        served_at: datetime | None = None,
-        quiz_item: "QuizItem | None" = None,
-        nonce: str = "",
-    ) -> tuple["Attempt", bool]:
-        """Record an answer exactly once; returns (attempt, created). A second post of the same
-        quiz item or the same served page (double click, resubmitted form, two tabs) hits a
-        unique constraint and gets the attempt recorded first, on SQLite and PostgreSQL alike.
-        Queries: savepoint, those of `insert_answers`, release; a duplicate: a rollback and a
-        select."""
-        now = timezone.now()
-        spent = now - served_at if served_at else None
-        if spent is not None and (spent < timedelta(0) or spent > MAX_TIME_SPENT):
-            spent = None  # a clock oddity or a learner who walked away: not a measurement
-        chosen = [
-            {"key": option.key, "text": option.text, "correct": option.is_correct}
-            for option in page.options
-            if option.key in grade.chosen
-        ]
-        attempt = Attempt(
-            learner=learner,
-            question_id=page.question_id,
-            question_uid=page.uid,
-            exam_id=page.exam_id,
-            topic_id=page.topic_id,
-            chosen=chosen,
-            is_correct=grade.is_correct,
-            time_spent=spent,
-            source=source,
-            quiz_item=quiz_item,
-            serve_nonce=nonce,
-            answered_at=now,
-        )
-        # The quiz as the caller loaded it with the item, if it did: its counters are set from
-        # the count's RETURNING, so that the caller shows them without reading them again.
-        quiz = quiz_item.quiz if quiz_item is not None and quiz_loaded(quiz_item) else None
-        try:
-            with transaction.atomic():
-                count = (
-                    quiz_count(quiz_item.quiz_id, grade.is_correct, now)
-                    if quiz_item is not None
-                    else None
-                )
-                counters = quiz_counters(
-                    record_answers(learner.pk, [attempt], counted_at=now, then=count)
-                )
-        except IntegrityError:
-            if quiz_item is not None:
-                if quiz is not None:  # another post counted it: show the counters it left
-                    quiz.refresh_from_db(fields=["answered_count", "right_count", "finished_at"])
-                return self.get(quiz_item=quiz_item), False
-            if nonce:
-                return self.get(learner=learner, serve_nonce=nonce), False
-            raise
-        if quiz is not None and counters is not None:
-            quiz.answered_count, quiz.right_count, quiz.finished_at = counters
-        return attempt, True
-
-    def insert_answers(
-        self, learner_id: int, attempts: list["Attempt"], *, counted_at: datetime
-    ) -> None:
-        """Insert a learner's new attempts and make every change an answer makes to the
-        learner's state, in the caller's transaction: the readiness state, the review cards,
-        the daily totals (the answers counted on the day of `counted_at`). A handful of wide
-        statements, whatever the number of attempts: see recording.record_answers."""
-        record_answers(learner_id, attempts, counted_at=counted_at)
 
     def answered_per_topic(self, learner: User, exam: Exam) -> dict[int, int]:
         """How many different questions of each of the exam's topics the learner has
@@ -567,7 +486,7 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
                 learner_id=learner_id, question_id__in={qid for qid, _, _ in answers}
             )
         }
-        run_together([card_upsert(self.reviewed(learner_id, cards, answers))])
+        run_together([self.upsert(self.reviewed(learner_id, cards, answers))])
 
     def reviewed(
         self,
@@ -576,7 +495,7 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
         answers: Sequence[tuple[int, bool, datetime]],
     ) -> list["ReviewCard"]:
         """The learner's `cards` (by question id, as read by the caller under the learner's
-        lock) rescheduled after these answers, to be written (see recording.card_upsert): a
+        lock) rescheduled after these answers, to be written (see `upsert`): a
         wrong answer makes a card if there was none; a right one moves an existing card on.
         None changes on a right first answer. No query."""
         touched: dict[int, ReviewCard] = {}
@@ -589,6 +508,15 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
             card.review(right, when)
             touched[question_id] = card
         return list(touched.values())
+
+    def upsert(self, cards: Sequence["ReviewCard"]) -> Statement | None:
+        """The upsert of the learner's rescheduled review cards (`reviewed`), found by learner
+        and question; None when no card changed. Not run: for the caller to send with the
+        answer's other writes."""
+        if not cards:
+            return None
+        written = ["card", "due", "reviews"]
+        return upsert(self.model, ["learner_id", "question_id"], written, cards)
 
 
 class ReviewCard(models.Model):
@@ -656,6 +584,16 @@ class LearnerDayQuerySet(models.QuerySet["LearnerDay"]):
                 for row in rows
             )  # fmt: skip
         return len(written)
+
+    def add(self, learner_id: int, days: dict[date, list[int]]) -> Statement | None:
+        """The upsert adding these totals ([answers, right, timed answers, seconds] by day) to
+        the learner's days: a day's row made with them, or its totals increased. None with no
+        days. Not run: for the caller to send with the answer's other writes."""
+        if not days:
+            return None
+        rows = [(learner_id, day, *totals) for day, totals in sorted(days.items())]
+        columns = ["learner_id", "day", "answers", "right", "timed_answers", "seconds"]
+        return upsert_values(self.model, columns[:2], columns, rows, add=columns[2:])
 
 
 class LearnerDay(models.Model):

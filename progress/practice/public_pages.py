@@ -16,7 +16,8 @@ from django.utils import timezone
 from progress.accounts.models import User
 from progress.practice.forms import NoteForm, QuizStartForm
 from progress.practice.marks import Bookmark, Note
-from progress.practice.models import Attempt, Source
+from progress.practice.models import Source
+from progress.practice.recording import record_attempt
 from progress.readiness.forms import StudyGoalForm
 from progress.readiness.models import StudyGoal
 from progress.readiness.standing import standings
@@ -114,7 +115,7 @@ class LearnerQuestionPage:
         if not page.is_published:
             return {}  # a curator's preview of a draft or a question in review: not an answer
         nonce, served_at = read_serve_token(str(request.POST.get("served", "")), page)
-        attempt, created = Attempt.objects.record(
+        attempt, created = record_attempt(
             learner=request.user,
             page=page,
             grade=grade,

@@ -37,6 +37,7 @@ from progress.practice.item_query import learner_item
 from progress.practice.marks import Bookmark, Note, ProblemReport
 from progress.practice.models import Attempt, Quiz, QuizItem, Selection, Source
 from progress.practice.public_pages import PANEL_TEMPLATE, Panel
+from progress.practice.recording import record_attempt
 from progress.practice.today import goal_of, plan_of, todays_questions
 from progress.readiness.standing import adaptive_question_ids
 from questions.forms import AnswerForm
@@ -242,7 +243,7 @@ def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
         form = AnswerForm(page, request.POST)
         if not form.is_valid():
             return _render_item(request, item, page, form, status=invalid_form_status(request))
-        attempt, _ = Attempt.objects.record(
+        attempt, _ = record_attempt(
             learner=request.user,
             page=page,
             grade=page.grade(form.chosen_keys),

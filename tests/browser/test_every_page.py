@@ -17,7 +17,8 @@ from progress.accounts.signup import signup_token
 from progress.cohorts.models import Cohort, Membership
 from progress.mocks.models import MockExam
 from progress.practice.marks import Bookmark, Note
-from progress.practice.models import Attempt, Quiz, Source
+from progress.practice.models import Quiz, Source
+from progress.practice.recording import record_attempt
 from progress.readiness.models import StudyGoal
 from questions.bank_import import import_document
 from questions.formats.courseiva import read_document
@@ -86,7 +87,7 @@ def site():
             page = question_page(question.uid)
             keys = [option.key for option in page.options][:1]
             grade = page.grade(keys)
-            Attempt.objects.record(learner=who, page=page, grade=grade, source=Source.PAGE)
+            record_attempt(learner=who, page=page, grade=grade, source=Source.PAGE)
     Bookmark.objects.create(learner=learner, question=questions[0])
     Note.objects.create(learner=learner, question=questions[0], text="Remember the <b>trap</b>.")
     StudyGoal.objects.create(
@@ -96,7 +97,7 @@ def site():
     assert done is not None
     for item in done.items.select_related("question"):
         page = question_page(item.question.uid)
-        Attempt.objects.record(
+        record_attempt(
             learner=learner, page=page, grade=page.grade([page.options[0].key]),
             source=Source.QUIZ, quiz_item=item,
         )  # fmt: skip
