@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from progress.engine.forecast import largest_remainder
+from progress.mocks import item_query
 from progress.mocks.middleware import DEADLINE_SESSION_KEY
 from progress.mocks.models import MockExam, MockItem
 from progress.practice.models import Attempt, Quiz
@@ -566,13 +567,13 @@ def test_a_save_racing_the_submission_never_lands_after_the_grading(known):
 
 
 def test_the_written_out_mock_item_query_reads_what_the_orm_reads(client, learner, exam):
-    """MockItem.objects.learner_item is the ORM's select_related written by hand: every field,
+    """item_query.learner_item is the ORM's select_related written by hand: every field,
     with the database's conversions (decimals, times, JSON), as the ORM gives them."""
     mock = start(client, exam)
     first = mock.items.get(position=0)
     save(client, mock, 1, keys(first)[0], flagged=True)
 
-    item = MockItem.objects.learner_item(learner.pk, mock.code, 0)
+    item = item_query.learner_item(learner.pk, mock.code, 0)
     orm = MockItem.objects.select_related("mock__exam", "question").get(pk=first.pk)
     assert item is not None
     for mine, theirs in [(item, orm), (item.mock, orm.mock), (item.mock.exam, orm.mock.exam)]:
@@ -582,8 +583,8 @@ def test_the_written_out_mock_item_query_reads_what_the_orm_reads(client, learne
     assert item.flagged is True
     assert item.question.uid == orm.question.uid
     # Another learner's code, or a place past the end, finds nothing.
-    assert MockItem.objects.learner_item(UserFactory().pk, mock.code, 0) is None
-    assert MockItem.objects.learner_item(learner.pk, mock.code, 999) is None
+    assert item_query.learner_item(UserFactory().pk, mock.code, 0) is None
+    assert item_query.learner_item(learner.pk, mock.code, 999) is None
 
 
 def test_a_session_that_does_not_know_the_sitting_saves_and_learns_it(client, learner, exam):

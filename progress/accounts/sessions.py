@@ -2,24 +2,21 @@
 
 Reading the session and then its user were the first two statements of every signed-in
 request, one round trip each. The session's row carries its user's id (the Session model),
-so one written-out query (courseiva.lib.sql) reads both; the authentication backend then takes
+so one written-out query (session_query.py) reads both; the authentication backend then takes
 the user read here instead of reading it again (UsernameOrEmailBackend.get_user), and Django
 checks it against the session (the password hash) as always. The session data stays the
 authority on who is signed in: the column is a copy for the join. Everything else is
 Django's db backend: SESSION_ENGINE names this module."""
 
 from contextvars import ContextVar
-from functools import cache
 from typing import Any
 
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends import db
 from django.core.exceptions import ValidationError
-from django.db import connection
-from django.utils import timezone
 
-from courseiva.lib.sql import Columns
 from progress.accounts.models import Session, User
+from progress.accounts.session_query import session_with_user
 
 # The user read with this thread's session (its request's SessionStore), until the backend
 # takes it: each request makes a new SessionStore, which clears it.
@@ -32,17 +29,6 @@ def user_read_with_session(user_id: Any) -> User | None:
     user = _read_user.get()
     _read_user.set(None)
     return user if user is not None and str(user.pk) == str(user_id) else None
-
-
-@cache
-def _read(vendor: str) -> tuple[Columns, Columns, str]:
-    session, user = Columns(Session, "s"), Columns(User, "u")
-    sql = (
-        f"SELECT {session.select()}, {user.select()} "  # noqa: S608
-        f"FROM {session.source()} LEFT JOIN {user.source()} ON u.id = s.user_id "
-        "WHERE s.session_key = %s AND s.expire_date > %s"
-    )
-    return session, user, sql
 
 
 class SessionStore(db.SessionStore):
@@ -63,18 +49,12 @@ class SessionStore(db.SessionStore):
     def _get_session_from_db(self) -> Session | None:
         """The unexpired session of this key, or None (forgetting the key), as Django's;
         its user kept for the backend."""
-        session_columns, user_columns, sql = _read(connection.vendor)
-        expire_date = Session._meta.get_field("expire_date")
-        now = expire_date.get_db_prep_value(timezone.now(), connection)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [self.session_key, now])
-            row = cursor.fetchone()
-        if row is None:
+        found = session_with_user(self.session_key)
+        if found is None:
             self._session_key = None
             return None
-        split = len(session_columns)
-        _read_user.set(user_columns.build(row[split:]))
-        session: Session = session_columns.build(row[:split])
+        session, user = found
+        _read_user.set(user)
         return session
 
 

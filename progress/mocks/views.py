@@ -19,6 +19,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from courseiva.http import HtmxHttpRequest
 from progress.accounts.http import AuthenticatedHttpRequest
+from progress.mocks import item_query
 from progress.mocks.draw import plan_mock
 from progress.mocks.forms import MockAnswerForm
 from progress.mocks.middleware import DEADLINE_SESSION_KEY, SITTING_SESSION_KEY
@@ -121,7 +122,7 @@ def mock_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
 def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> HttpResponse:
     if request.method == "POST" and (saved := _save_known_item(request, code, number)):
         return saved
-    item = MockItem.objects.learner_item(request.user.pk, code, number - 1) if number > 0 else None
+    item = item_query.learner_item(request.user.pk, code, number - 1) if number > 0 else None
     if item is None:
         raise Http404("No such mock exam question")
     mock = item.mock
@@ -150,8 +151,8 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
                 )
             return _render_mock_item(request, item, page, form, status=400)
         chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
-        # Serialised with the submission on the sitting's row (see save_answer).
-        if not MockItem.objects.save_answer(item, chosen, flagged=flagged):
+        # Serialised with the submission on the sitting's row (see item_query.save_answer).
+        if not item_query.save_answer(item, chosen, flagged=flagged):
             mock.refresh_from_db()
             return _time_up_response(request, mock)
         return _after_save(request, mock.code, mock.question_count, mock.pk, number, form)
@@ -167,7 +168,7 @@ def _save_known_item(
 ) -> HttpResponse | None:
     """The usual save, in one statement, for the sitting the session knows
     (remember_sitting): the answer is checked against the item's question's cached page and
-    saved without reading the item (MockItem.objects.save_known_answer). None sends the
+    saved without reading the item (item_query.save_known_answer). None sends the
     request the full way, which says why it fails: another sitting, a question gone or
     withdrawn, an answer refused, the time up or the sitting submitted."""
     sitting = request.session.get(SITTING_SESSION_KEY)
@@ -181,7 +182,7 @@ def _save_known_item(
     if not form.is_valid():
         return None
     chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
-    mock_id = MockItem.objects.save_known_answer(
+    mock_id = item_query.save_known_answer(
         request.user.pk, code, number - 1, uid, chosen, flagged=flagged
     )
     if mock_id is None:
