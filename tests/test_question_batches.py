@@ -15,12 +15,12 @@ from progress.practice.models import Attempt, ReviewCard
 from progress.practice.pending import QUESTION_BATCH, PendingWork
 from progress.practice.recording import record_attempt
 from progress.readiness.batches import apply_question_batch
+from progress.readiness.in_use import current_model
 from progress.readiness.models import (
     ExamAbility,
     QuestionBatch,
     QuestionReadiness,
     TopicReadiness,
-    current_model,
 )
 from questions.pages import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory, record_answer

@@ -15,14 +15,13 @@ from progress.engine.learner_model import FEATURES
 from progress.mocks.models import MockExam
 from progress.practice.models import Attempt, Quiz
 from progress.readiness.batches import apply_question_batch
+from progress.readiness.in_use import current_model, starting_params
 from progress.readiness.models import (
     MIN_FIT_ANSWERS,
     ExamAbility,
     QuestionReadiness,
     ReadinessFit,
     TopicReadiness,
-    current_model,
-    starting_params,
 )
 from tests.factories import (
     ExamFactory,

@@ -36,7 +36,8 @@ from progress.practice.models import (
     ReviewCard,
 )
 from progress.practice.pending import PendingWork
-from progress.readiness.models import ExamAbility, TopicReadiness
+from progress.readiness import update as readiness_update
+from progress.readiness.models import TopicReadiness
 from questions.models import Grade
 from questions.pages import QuestionPage
 
@@ -124,8 +125,8 @@ def insert_answers(
     returned; and the opening of a batch when none is pending (with its enqueue after
     commit)."""
     question_ids = sorted({a.question_id for a in attempts if a.question_id is not None})
-    update = ExamAbility.objects.lock(
-        learner_id, {a.exam_id for a in attempts}, new_attempts=len(attempts)
+    update = readiness_update.lock(
+        learner_id, {a.exam_id for a in attempts}, new_attempts=len(attempts), ids_from=Attempt
     )
     side = read_question_side(learner_id, question_ids)
     topic_rows = dict(side.topic_rows)

@@ -10,7 +10,7 @@ a batch that finds nothing new does nothing, so running it twice is harmless.
 
 Why the boundaries are exact: on PostgreSQL the batch takes QUESTION_BATCH_LOCK alone, and
 every answer takes its shared side before it reads the questions' states (see
-`ExamAbilityQuerySet.lock`). Learners never wait for each other on it; the batch waits for
+`progress.readiness.update.lock`). Learners never wait for each other on it; the batch waits for
 the answers in flight to commit, and answers arriving meanwhile wait for the batch. So when a
 batch reads the attempts, no attempt with a smaller id can still commit, and every answer
 after the boundary read the states the batch left. SQLite runs one writing transaction at a
@@ -25,13 +25,9 @@ from django.db.models import Max
 
 from courseiva.lib.sql import advisory_lock
 from progress.engine import learner_model
-from progress.readiness.models import (
-    QUESTION_BATCH_LOCK,
-    ModelInUse,
-    QuestionBatch,
-    QuestionReadiness,
-    current_model,
-)
+from progress.readiness.in_use import ModelInUse, current_model
+from progress.readiness.lock_query import QUESTION_BATCH_LOCK
+from progress.readiness.models import QuestionBatch, QuestionReadiness
 from questions.models import Question
 
 # An answer as the batch reads it: (attempt id, question id, exam id, right, the learner's

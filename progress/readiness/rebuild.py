@@ -16,21 +16,20 @@ from django.utils import timezone
 
 from progress.engine import learner_model
 from progress.readiness.batches import learn_items, lock_out_answers
+from progress.readiness.in_use import current_model
 from progress.readiness.models import (
     MIN_FIT_ANSWERS,
     MIN_FIT_LEARNERS,
     MOVERS_KEPT,
     ExamAbility,
-    ItemAnswer,
     Mover,
     QuestionBatch,
     QuestionReadiness,
     ReadinessFit,
     TopicReadiness,
-    current_model,
-    replay_answers,
     state_of,
 )
+from progress.readiness.update import ItemAnswer, replay_answers
 from questions.models import Question
 
 

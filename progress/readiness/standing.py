@@ -18,13 +18,8 @@ from progress.charts import readiness_chart
 from progress.engine import forecast as forecasting
 from progress.engine import learner_model
 from progress.engine.forecast import largest_remainder
-from progress.readiness.models import (
-    ExamAbility,
-    ExamReadiness,
-    ModelInUse,
-    TopicReadiness,
-    current_model,
-)
+from progress.readiness.in_use import ModelInUse, current_model
+from progress.readiness.models import ExamAbility, ExamReadiness, TopicReadiness
 from questions.models import Exam, Question, Topic
 
 
