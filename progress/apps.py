@@ -9,14 +9,15 @@ class ProgressConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
 
         from progress.accounts.roles import learn_role
-        from progress.cohorts.tasks import refresh_exam_figures, update_question_difficulties
+        from progress.cohorts.tasks import refresh_cohort_exams, refresh_exam_figures
         from progress.practice import pending
+        from progress.practice import tasks as practice_tasks
         from progress.practice.public_pages import LearnerQuestionPage
         from questions import extensions
 
         extensions.register(LearnerQuestionPage())
-        # Answers enqueue the refresh of their exam's cohort figures, a task of the cohorts
-        # room, which practice cannot import.
+        # Answers' batches enqueue the refresh of their exam's cohort figures, and a refit
+        # refreshes them all: the cohorts room's work, which practice cannot import.
         pending.on_exam_answers(refresh_exam_figures)
-        pending.on_question_batch(update_question_difficulties)
+        practice_tasks.after_refit(refresh_cohort_exams)
         user_logged_in.connect(learn_role, dispatch_uid="progress.learn_role")

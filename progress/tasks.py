@@ -1,20 +1,20 @@
-"""The index of the learner side's background tasks, which the scheduler (`manage.py
-crontask`) imports for the `progress` app: each room keeps its own, imported here once."""
+"""The schedule: when each periodic task of the site runs. The scheduler (`manage.py
+crontask`) imports this module for the `progress` app; the tasks themselves live in their
+rooms (progress/<room>/tasks.py, questions/tasks.py), and the worker (`manage.py db_worker`)
+runs them wherever they are enqueued from."""
 
 from crontask import cron
-from django.core.management import call_command
-from django.tasks import task
 
-import progress.accounts.tasks
-import progress.cohorts.tasks  # noqa: F401
+from progress.cohorts.tasks import (
+    prune_finished_tasks,
+    refresh_item_statistics,
+    send_digests,
+    sweep_pending_refreshes,
+)
+from questions.tasks import remove_unused_question_media
 
-
-@cron("15 3 * * Sun")
-@task
-def prune_finished_tasks() -> None:
-    """Delete the queue's results of tasks finished over two weeks ago (failed ones after
-    four, to leave time to look at them), so that its table does not grow without end."""
-    call_command(
-        "prune_db_task_results", queue_name="*", min_age_days=14, failed_min_age_days=28,
-        verbosity=0,
-    )  # fmt: skip
+cron("*/5 * * * *")(sweep_pending_refreshes)
+cron("30 2 * * *")(refresh_item_statistics)
+cron("15 3 * * Sun")(prune_finished_tasks)
+cron("40 3 * * *")(remove_unused_question_media)
+cron("0 7 * * Mon")(send_digests)

@@ -1,13 +1,11 @@
-"""The question bank's background tasks, which the scheduler (`manage.py crontask`) imports
-for the `questions` app; the worker (`manage.py db_worker`) runs them."""
+"""The question bank's background tasks, run by the worker (`manage.py db_worker`); when they
+run is in the site's one schedule (`progress.tasks`)."""
 
-from crontask import cron
 from django.tasks import task
 
 from questions.media import remove_orphan_files, remove_unused_media
 
 
-@cron("40 3 * * *")
 @task
 def remove_unused_question_media() -> int:
     """Delete the images no question, option or rationale shows any more (stored over a day

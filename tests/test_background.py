@@ -67,7 +67,8 @@ def pending_answers(key):
 
 
 def finished(task_name):
-    return DBTaskResult.objects.filter(task_path=f"progress.cohorts.tasks.{task_name}")
+    """The results of a task (its function's name), whichever room's tasks module holds it."""
+    return DBTaskResult.objects.filter(task_path__endswith=f".tasks.{task_name}")
 
 
 # --- Coalescing and the cohort figures ---------------------------------------------------------
@@ -316,3 +317,22 @@ def test_finished_tasks_are_pruned_after_two_weeks_failed_ones_after_four(exam):
     )
     prune_finished_tasks.call()
     assert set(DBTaskResult.objects.values_list("pk", flat=True)) == {older.pk, recent.pk}
+
+
+def test_the_schedule_runs_every_periodic_task():
+    """The one schedule (progress.tasks, which the scheduler imports) names each periodic task
+    of every room, at its time."""
+    import progress.tasks  # noqa: F401
+    from crontask import scheduler
+
+    jobs = {job.name: job.trigger for job in scheduler.get_jobs()}
+    expected = {
+        "sweep_pending_refreshes": "minute='*/5'",
+        "refresh_item_statistics": "hour='2', minute='30'",
+        "prune_finished_tasks": "day_of_week='sun', hour='3', minute='15'",
+        "remove_unused_question_media": "hour='3', minute='40'",
+        "send_digests": "day_of_week='mon', hour='7', minute='0'",
+    }
+    assert set(jobs) == set(expected)
+    for name, when in expected.items():
+        assert when in str(jobs[name]), name

@@ -1,21 +1,21 @@
-"""Background work, run by the worker (`manage.py db_worker`), enqueued by the answers (see
-`progress.practice.pending`) and by the schedule (`manage.py crontask`, which imports this
-module: `progress.tasks`). Nothing here runs in a request.
+"""The cohorts room's background work, run by the worker (`manage.py db_worker`), enqueued by
+the answers' batches (see `progress.practice.pending`) and by the schedule (`progress.tasks`).
+Nothing here runs in a request.
 
-- The questions' difficulties, in batches (progress.readiness.batches): after answers,
-  coalesced to one pending batch; each batch passes its answers on to their exams' refreshes.
-- An exam's cohort figures (ExamReadiness of its cohorts' learners): after a batch, coalesced
-  to one pending refresh per exam; each refresh also counts its answers towards the next two.
+- An exam's cohort figures (ExamReadiness of its cohorts' learners): after a batch of the
+  questions' difficulties (progress.practice.tasks), coalesced to one pending refresh per
+  exam; each refresh also counts its answers towards the item statistics and the refit, and
+  enqueues them once enough have come; after a refit, every cohort exam's.
 - The item statistics: after ITEM_STATISTICS_EVERY new answers, and nightly.
-- A refit of the learner model (the `rebuild_readiness` path): after REFIT_EVERY new answers.
+- The sweep: refreshes and batches whose enqueue was lost, tasks a lost worker left running.
+- The queue's housekeeping: finished tasks' results pruned.
 - The instructors' weekly digest, Monday morning.
 """
 
 import logging
 from datetime import timedelta
 
-from crontask import cron
-from django.db import transaction
+from django.core.management import call_command
 from django.tasks import task
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
@@ -24,15 +24,9 @@ from progress.cohorts.digest import send_weekly_digests
 from progress.cohorts.item_statistics import compute_item_statistics
 from progress.cohorts.models import Cohort, Membership
 from progress.practice.models import Attempt
-from progress.practice.pending import (
-    ITEM_STATISTICS,
-    QUESTION_BATCH,
-    REFIT,
-    PendingWork,
-    exam_key,
-)
-from progress.readiness.batches import apply_question_batch, last_boundary
-from progress.readiness.rebuild import rebuild_readiness
+from progress.practice.pending import ITEM_STATISTICS, REFIT, PendingWork, exam_key
+from progress.practice.tasks import refit_learner_model, update_question_difficulties
+from progress.readiness.batches import last_boundary
 from progress.readiness.standing import refresh_exam_readiness
 from questions.models import Exam
 
@@ -64,19 +58,6 @@ def _crossed(totals: tuple[int, int], every: int) -> bool:
 
 
 @task
-def update_question_difficulties() -> int:
-    """Apply the answers recorded since the last batch to their questions' difficulties, then
-    count them in their exams' rows (which enqueues the exams' refreshes). Returns how many
-    answers it applied."""
-    PendingWork.objects.take(QUESTION_BATCH)
-    exam_counts = apply_question_batch(Attempt.objects)
-    if exam_counts:
-        with transaction.atomic():
-            PendingWork.objects.after_answers(exam_counts)
-    return sum(exam_counts.values())
-
-
-@task
 def refresh_exam_figures(exam_id: int) -> int:
     """Recompute the stored figures of the exam's cohort learners who answered since theirs
     were stored; count the answers towards the item statistics and the refit, and enqueue
@@ -97,7 +78,6 @@ def refresh_exam_figures(exam_id: int) -> int:
     return refreshed
 
 
-@cron("30 2 * * *")
 @task
 def refresh_item_statistics() -> int:
     """Recompute the item analysis of every question; returns the rows written."""
@@ -105,20 +85,13 @@ def refresh_item_statistics() -> int:
     return compute_item_statistics()
 
 
-@task
-def refit_learner_model() -> str:
-    """Fit the learner model on the attempts and rebuild the state (as `rebuild_readiness`
-    does), then refresh every cohort's figures, which the new fit made stale."""
-    PendingWork.objects.take(REFIT)
-    report = rebuild_readiness(Attempt.objects, fit=True)
+def refresh_cohort_exams() -> None:
+    """Enqueue the refresh of every cohort exam's figures: after a refit, which made them
+    all stale (handed to progress.practice.tasks at start-up)."""
     for exam_id in Cohort.objects.values_list("exam_id", flat=True).distinct().order_by():
         refresh_exam_figures.enqueue(exam_id)
-    if report.fit is not None:
-        return report.fit.summary
-    return report.fit_skipped
 
 
-@cron("*/5 * * * *")
 @task
 def sweep_pending_refreshes() -> int:
     """Enqueue again the exam refreshes that have waited too long (an enqueue lost between an
@@ -155,8 +128,17 @@ def close_lost_tasks() -> int:
     return closed
 
 
-@cron("0 7 * * Mon")
 @task
 def send_digests() -> int:
     """The instructors' weekly digest; returns the e-mails sent."""
     return send_weekly_digests()
+
+
+@task
+def prune_finished_tasks() -> None:
+    """Delete the queue's results of tasks finished over two weeks ago (failed ones after
+    four, to leave time to look at them), so that its table does not grow without end."""
+    call_command(
+        "prune_db_task_results", queue_name="*", min_age_days=14, failed_min_age_days=28,
+        verbosity=0,
+    )  # fmt: skip

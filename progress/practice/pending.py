@@ -4,8 +4,9 @@ learner model). Answers only open the batch's row, and only when their read foun
 (`open_batch`, an insert that does nothing when another answer came first): answers lock no
 row that every learner shares. The batch counts its answers into the exams' rows, whose
 refreshes it enqueues when it opens them; the exams' rows count the answers towards the item
-statistics and the refit. The tasks themselves read every room, so they live with the
-cohorts (`progress.cohorts.tasks`) and are handed in here at start-up (`progress/apps.py`).
+statistics and the refit. The batch and the refit are this room's tasks (`tasks.py`); an
+exam's refresh is the cohorts room's, handed in here at start-up (`progress/apps.py`), since
+practice cannot import the room above it.
 
 Races: an exam's count is one upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) on a
 unique key, so of two counts at once exactly one sees the row opened. The worker takes a row
@@ -86,10 +87,9 @@ class PendingWorkQuerySet(models.QuerySet["PendingWork"]):
                 # Robust: a failed enqueue must not fail the answer; the sweep finds the row.
                 transaction.on_commit(partial(task.enqueue, exam_id), robust=True)
 
-    def open_batch(self) -> None:
-        """Open the row of the next batch of the questions' difficulties (nothing when it is
-        open already) and, when this opened it, enqueue the batch once the caller's
-        transaction commits. One query."""
+    def open_batch(self) -> bool:
+        """Open the row of the next batch of the questions' difficulties; False when it is
+        open already (the caller enqueues the batch when this opened it). One query."""
         opened = fetch_all(
             upsert_values(
                 self.model,
@@ -99,10 +99,7 @@ class PendingWorkQuerySet(models.QuerySet["PendingWork"]):
                 returning=["work"],
             )
         )
-        task = _exam_refresh.get("batch")
-        if opened and task is not None:
-            # Robust: a failed enqueue must not fail the answer; the sweep finds the row.
-            transaction.on_commit(task.enqueue, robust=True)
+        return bool(opened)
 
     def stale_exams(self, opened_before: datetime) -> list[int]:
         """Exams whose refresh has waited since before this time: lost or slow."""
@@ -110,19 +107,13 @@ class PendingWorkQuerySet(models.QuerySet["PendingWork"]):
         return [int(key.split(":", 1)[1]) for key in keys.values_list("work", flat=True)]
 
 
-# The tasks handed in at start-up: "task" refreshes an exam's figures (taking the exam's id),
-# "batch" applies the next batch of the questions' difficulties.
+# The cohorts room's refresh of an exam's figures (taking the exam's id), handed in at start-up.
 _exam_refresh: dict[str, Task[Any, Any]] = {}
 
 
 def on_exam_answers(task: Task[Any, Any]) -> None:
     """Enqueue `task` with the exam's id when answers open an exam's row."""
     _exam_refresh["task"] = task
-
-
-def on_question_batch(task: Task[Any, Any]) -> None:
-    """Enqueue `task` (no arguments) when an answer opens the row of the next batch."""
-    _exam_refresh["batch"] = task
 
 
 class PendingWork(models.Model):

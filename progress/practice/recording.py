@@ -36,6 +36,7 @@ from progress.practice.models import (
     ReviewCard,
 )
 from progress.practice.pending import PendingWork
+from progress.practice.tasks import update_question_difficulties
 from progress.readiness import update as readiness_update
 from progress.readiness.models import TopicReadiness
 from questions.models import Grade
@@ -175,8 +176,9 @@ def insert_answers(
             then,
         ]
     )
-    if not side.batch_pending and question_ids:
-        PendingWork.objects.open_batch()
+    if not side.batch_pending and question_ids and PendingWork.objects.open_batch():
+        # Robust: a failed enqueue must not fail the answer; the sweep finds the row.
+        transaction.on_commit(update_question_difficulties.enqueue, robust=True)
     return returned
 
 

@@ -1,0 +1,55 @@
+"""The background work that answers make, run by the worker (`manage.py db_worker`): the
+questions' difficulties in batches, and refits of the learner model. Both replay the
+attempts, this room's table, through readiness's functions (progress.readiness.batches and
+.rebuild), which take them as a log. Nothing here runs in a request.
+
+- The batch: after answers, coalesced to one pending batch (`PendingWork`); it counts its
+  answers into their exams' rows, which enqueues the exams' refreshes (the cohorts room's).
+- The refit (the `rebuild_readiness` path): after enough new answers, counted by the
+  cohorts' refreshes; the figures it makes stale are refreshed by what the cohorts room
+  hands in at start-up (`after_refit`)."""
+
+from collections.abc import Callable
+
+from django.db import transaction
+from django.tasks import task
+
+from progress.practice.models import Attempt
+from progress.practice.pending import QUESTION_BATCH, REFIT, PendingWork
+from progress.readiness.batches import apply_question_batch
+from progress.readiness.rebuild import rebuild_readiness
+
+# What a refit leaves to do in the rooms above this one (the cohorts' figures), handed in at
+# start-up (progress/apps.py).
+_after_refit: list[Callable[[], object]] = []
+
+
+def after_refit(then: Callable[[], object]) -> None:
+    """Call `then` (no arguments) after each refit."""
+    _after_refit[:] = [then]
+
+
+@task
+def update_question_difficulties() -> int:
+    """Apply the answers recorded since the last batch to their questions' difficulties, then
+    count them in their exams' rows (which enqueues the exams' refreshes). Returns how many
+    answers it applied."""
+    PendingWork.objects.take(QUESTION_BATCH)
+    exam_counts = apply_question_batch(Attempt.objects)
+    if exam_counts:
+        with transaction.atomic():
+            PendingWork.objects.after_answers(exam_counts)
+    return sum(exam_counts.values())
+
+
+@task
+def refit_learner_model() -> str:
+    """Fit the learner model on the attempts and rebuild the state (as `rebuild_readiness`
+    does), then refresh what the new fit made stale (`after_refit`)."""
+    PendingWork.objects.take(REFIT)
+    report = rebuild_readiness(Attempt.objects, fit=True)
+    for then in _after_refit:
+        then()
+    if report.fit is not None:
+        return report.fit.summary
+    return report.fit_skipped
