@@ -141,9 +141,9 @@ def test_questions_never_imports_progress():
 
 
 # The rooms of the learner side and those each may import: engine <- readiness <- practice <-
-# mocks; cohorts and the dashboard read them all; everyone may use accounts. The modules at the
-# top of progress/ (charts, codes) import no room; the indexes (models, admin, urls, tasks,
-# apps) and the management commands import any.
+# mocks; cohorts, the dashboard and the demo read them all; everyone may use accounts. The
+# modules at the top of progress/ (charts, codes) import no room; the indexes (models, admin,
+# urls, the schedule in tasks, apps) and the management commands import any.
 ROOMS_MAY_IMPORT = {
     "engine": set(),
     "accounts": set(),
@@ -152,6 +152,7 @@ ROOMS_MAY_IMPORT = {
     "mocks": {"practice", "readiness", "engine", "accounts"},
     "cohorts": {"mocks", "practice", "readiness", "engine", "accounts"},
     "dashboard": {"cohorts", "mocks", "practice", "readiness", "engine", "accounts"},
+    "demo": {"cohorts", "mocks", "practice", "readiness", "engine", "accounts"},
 }
 
 

@@ -322,8 +322,9 @@ def test_finished_tasks_are_pruned_after_two_weeks_failed_ones_after_four(exam):
 def test_the_schedule_runs_every_periodic_task():
     """The one schedule (progress.tasks, which the scheduler imports) names each periodic task
     of every room, at its time."""
-    import progress.tasks  # noqa: F401
     from crontask import scheduler
+
+    import progress.tasks  # noqa: F401
 
     jobs = {job.name: job.trigger for job in scheduler.get_jobs()}
     expected = {

@@ -13,7 +13,7 @@ from django.test import Client, RequestFactory
 
 from progress.accounts.models import User
 from progress.cohorts.models import Cohort, ItemStatistic, Membership
-from progress.management.demo_site import DEMO_GROUP
+from progress.demo.site import DEMO_GROUP
 from progress.mocks.models import MockExam, MockItem
 from progress.practice.marks import Bookmark
 from progress.practice.models import Attempt, LearnerDay, Quiz, ReviewCard

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from progress.management.demo_site import (
+from progress.demo.site import (
     CLASS_SIZE,
     DEMO_COHORT,
     DEMO_GROUP,

@@ -1,5 +1,5 @@
 """The demo site's people and their history, written to the database: the demo users, the
-demo class (simulated learners in the instructor's cohort, see `demo_history`) and the demo
+demo class (simulated learners in the instructor's cohort, see `history`) and the demo
 learner's own practice. Only `seed_demo` calls this, and only with DEBUG on.
 
 The simulated answers are written as the site's own writers would have left them: quizzes
@@ -28,7 +28,7 @@ from progress.accounts.models import User, instructors_group
 from progress.cohorts.item_statistics import compute_item_statistics
 from progress.cohorts.models import Cohort, Membership
 from progress.cohorts.table import cohort_table
-from progress.management.demo_history import (
+from progress.demo.history import (
     Answer,
     BankExam,
     BankQuestion,
