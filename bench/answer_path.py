@@ -85,7 +85,7 @@ def child(action: str, args: argparse.Namespace) -> None:
         from django.core.management import call_command
         from import_bank import make_document
 
-        from questions.bank_import import import_document
+        from questions.bank.document_import import import_document
         from questions.models import PageChange
 
         call_command("migrate", verbosity=0)
@@ -101,7 +101,7 @@ def child(action: str, args: argparse.Namespace) -> None:
         # Every question page built once into the shared cache, as a site that has been up for
         # a while has them: the runs then measure the answer, not the first visit's build.
         from questions.models import Question
-        from questions.pages import question_pages
+        from questions.pages.snapshot import question_pages
 
         uids = list(Question.objects.values_list("uid", flat=True))
         for start in range(0, len(uids), 500):
@@ -155,7 +155,7 @@ def in_process(answers: int) -> dict[str, Any]:
     from progress.practice.models import Attempt, Quiz, Source
     from progress.practice.recording import record_attempt
     from questions.models import Exam, Option, Question
-    from questions.pages import question_page
+    from questions.pages.snapshot import question_page
 
     exam = Exam.objects.get()
     questions = list(Question.objects.published().order_by("pk")[:200])

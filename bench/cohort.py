@@ -65,7 +65,7 @@ def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
     from progress.cohorts.models import Cohort, Membership
     from progress.practice.models import Attempt, LearnerDay
     from progress.readiness.rebuild import rebuild_readiness
-    from questions.bank_import import import_document
+    from questions.bank.document_import import import_document
     from questions.models import Option, Question
 
     call_command("migrate", verbosity=0)

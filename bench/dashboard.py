@@ -42,7 +42,7 @@ def seed(total_attempts: int) -> dict[str, Any]:
     from progress.accounts.models import User
     from progress.practice.models import Attempt, LearnerDay
     from progress.readiness.rebuild import rebuild_readiness
-    from questions.bank_import import import_document
+    from questions.bank.document_import import import_document
     from questions.models import Question
 
     call_command("migrate", verbosity=0)

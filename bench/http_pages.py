@@ -107,7 +107,7 @@ def child(action: str, questions: int, learners: int) -> None:
     if action == "seed":
         from import_bank import make_document
 
-        from questions.bank_import import import_document
+        from questions.bank.document_import import import_document
         from questions.models import PageChange
 
         call_command("migrate", verbosity=0)

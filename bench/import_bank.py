@@ -7,13 +7,13 @@ Run from the project root:
         .venv/bin/python bench/import_bank.py
 
 It generates a reproducible bank (random.Random(0)) of N questions with four options each and
-times `questions.bank_import.import_document` twice: into an empty database, then the same document
-again (the idempotent re-import, where nothing changes). Then the same bank as a GIFT file (a
-$CATEGORY per topic, names, feedback) goes through `questions.foreign_import` into an exam,
-twice; and as a QTI 3.0 content package (our own export: a section per topic, an item per
-question), twice. It only prints; it never fails on time. Each import is given in wall-clock
-seconds and in the CPU seconds of the process: on a machine shared with other work, the CPU
-time is the steadier figure to compare runs with.
+times `questions.bank.document_import.import_document` twice: into an empty database, then the
+same document again (the idempotent re-import, where nothing changes). Then the same bank as a
+GIFT file (a $CATEGORY per topic, names, feedback) goes through `questions.bank.foreign_import`
+into an exam, twice; and as a QTI 3.0 content package (our own export: a section per topic, an
+item per question), twice. It only prints; it never fails on time. Each import is given in
+wall-clock seconds and in the CPU seconds of the process: on a machine shared with other work,
+the CPU time is the steadier figure to compare runs with.
 
 Django's settings can be configured once per process, so each database is measured in a
 child process of this script (`--backend sqlite` / `--backend postgres`); the parent prints a
@@ -252,7 +252,7 @@ def measure_gift(backend: str, questions: int) -> None:
 def measure_qti(backend: str, questions: int) -> None:
     """Time a QTI 3.0 package of the same bank (written by our exporter) through the
     foreign-import pipeline: unzipping and parsing every item, then the import, then again."""
-    from questions.formats.qti_export import write_package
+    from questions.bank.formats.qti_export import write_package
 
     raw = write_package(make_document(questions))
     measure_foreign(backend, questions, "QTI", "package", "bench.zip", raw, QTI_TARGET_SECONDS)
@@ -264,7 +264,7 @@ def measure_foreign(
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from questions.foreign_import import import_foreign, read_source
+    from questions.bank.foreign_import import import_foreign, read_source
     from questions.models import Exam
 
     label = f"{backend:<8}"
@@ -341,7 +341,7 @@ def measure(backend: str, questions: int) -> Result:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from questions.bank_import import ImportSummary, import_document
+    from questions.bank.document_import import ImportSummary, import_document
 
     label = f"{backend:<8}"
 

@@ -387,7 +387,7 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
-# Question images (questions.media), served by questions.views.media_file at /media/q/.
+# Question images (questions.media), served by questions.media.views.media_file at /media/q/.
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(BASE_DIR / "media")))
 MEDIA_URL = "/media/"
 QUESTION_MEDIA_MAX_BYTES = env_int("QUESTION_MEDIA_MAX_BYTES", 5 * 1024 * 1024, minimum=1)

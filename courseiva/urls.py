@@ -3,7 +3,7 @@ from django.contrib.sitemaps import views as sitemap_views
 from django.urls import include, path
 
 from courseiva import csp, health, seo
-from questions.sitemaps import SITEMAPS
+from questions.pages.sitemaps import SITEMAPS
 
 admin.site.site_header = "Courseiva curation"
 admin.site.site_title = "Courseiva admin"
@@ -29,4 +29,4 @@ urlpatterns = [
     path("", include("questions.urls")),
 ]
 
-handler400 = "questions.views.bad_request"
+handler400 = "questions.pages.views.bad_request"

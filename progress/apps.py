@@ -13,7 +13,7 @@ class ProgressConfig(AppConfig):
         from progress.practice import pending
         from progress.practice import tasks as practice_tasks
         from progress.practice.public_pages import LearnerQuestionPage
-        from questions import extensions
+        from questions.pages import extensions
 
         extensions.register(LearnerQuestionPage())
         # Answers' batches enqueue the refresh of their exam's cohort figures, and a refit

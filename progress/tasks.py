@@ -1,6 +1,6 @@
 """The schedule: when each periodic task of the site runs. The scheduler (`manage.py
 crontask`) imports this module for the `progress` app; the tasks themselves live in their
-rooms (progress/<room>/tasks.py, questions/tasks.py), and the worker (`manage.py db_worker`)
+rooms (progress/<room>/tasks.py, questions/media/tasks.py), and the worker (`manage.py db_worker`)
 runs them wherever they are enqueued from."""
 
 from crontask import cron
@@ -11,7 +11,7 @@ from progress.cohorts.tasks import (
     send_digests,
     sweep_pending_refreshes,
 )
-from questions.tasks import remove_unused_question_media
+from questions.media.tasks import remove_unused_question_media
 
 cron("*/5 * * * *")(sweep_pending_refreshes)
 cron("30 2 * * *")(refresh_item_statistics)

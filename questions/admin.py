@@ -13,8 +13,8 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 # Registers the question images' admin (upload an image, copy its Markdown).
-from questions import media_admin, upload_store  # noqa: F401
-from questions.foreign_import import UploadPlan, UploadRefused, import_upload
+from questions.bank import upload_store
+from questions.bank.foreign_import import UploadPlan, UploadRefused, import_upload
 from questions.forms import (
     BankUploadForm,
     ConfirmImportForm,
@@ -22,6 +22,7 @@ from questions.forms import (
     OptionFormSet,
     QuestionForm,
 )
+from questions.media import admin as media_admin  # noqa: F401
 from questions.models import (
     MAX_OPTIONS,
     MIN_OPTIONS,
@@ -34,7 +35,7 @@ from questions.models import (
     Topic,
     format_number,
 )
-from questions.pages import forget_exam, forget_exams, forget_listings, forget_questions
+from questions.pages.snapshot import forget_exam, forget_exams, forget_listings, forget_questions
 
 
 class TopicInline(admin.TabularInline[Topic, Exam]):

@@ -1,13 +1,13 @@
-"""Forms of the question bank: they validate, the models and the bank modules do the work."""
+"""The admin's forms of the question bank: they validate, the models and the bank modules do
+the work. The question page's answer form is the pages room's (questions.pages.forms)."""
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
-from django.http import QueryDict
 
-from questions import media
+from questions.media import images
 from questions.models import (
     Exam,
     Option,
@@ -18,13 +18,10 @@ from questions.models import (
     option_rule_problems,
 )
 
-if TYPE_CHECKING:
-    from questions.pages import QuestionPage
-
 
 class QuestionForm(forms.ModelForm[Question]):
     """The admin's question form, with an image to show at the end of the stem: checked like
-    any image (questions.media), stored only when the whole question is saved."""
+    any image (questions.media.images), stored only when the whole question is saved."""
 
     image = forms.FileField(
         label="Add an image",
@@ -43,24 +40,24 @@ class QuestionForm(forms.ModelForm[Question]):
         model = Question
         fields: list[str] = []  # the admin's fieldsets name them
 
-    new_image: media.Image | None = None
+    new_image: images.Image | None = None
 
     def clean_image(self) -> Any:
         upload = self.cleaned_data.get("image")
         if upload:
             try:
-                self.new_image = media.check_upload(upload)
-            except media.MediaError as error:
-                raise ValidationError(media.sentence(error)) from None
+                self.new_image = images.check_upload(upload)
+            except images.MediaError as error:
+                raise ValidationError(images.sentence(error)) from None
         return upload
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         if self.new_image is not None:
-            if not media.alt_text(cleaned.get("image_alt", "")):
+            if not images.alt_text(cleaned.get("image_alt", "")):
                 self.add_error("image_alt", "Describe the image for learners who cannot see it.")
             elif "stem" in cleaned:
-                cleaned["stem"] = media.with_image(
+                cleaned["stem"] = images.with_image(
                     cleaned["stem"], self.new_image, cleaned["image_alt"]
                 )
         return cleaned
@@ -83,7 +80,7 @@ class QuestionForm(forms.ModelForm[Question]):
 
     def _store_image(self) -> None:
         if self.new_image is not None:
-            media.store(self.new_image, self.cleaned_data["image"].name or "")
+            images.store(self.new_image, self.cleaned_data["image"].name or "")
 
 
 class OptionForm(forms.ModelForm[Option]):
@@ -183,7 +180,7 @@ class BankUploadForm(forms.Form):
     """A bank file to preview, with where its questions go when it is a foreign format."""
 
     # A bank of 10,000 questions with full rationales is about 30 MB of JSON; foreign files
-    # have their own, lower limit (questions.formats.foreign.MAX_FILE_BYTES).
+    # have their own, lower limit (questions.bank.formats.foreign.MAX_FILE_BYTES).
     MAX_BYTES = 100 * 1024 * 1024
 
     bank_file = forms.FileField(
@@ -242,48 +239,3 @@ class ConfirmImportForm(forms.Form):
     """The confirmation of a preview: the signed token of the upload kept on the server."""
 
     token = forms.CharField(widget=forms.HiddenInput)
-
-
-class AnswerForm(forms.Form):
-    """An answer to one question: the posted option keys must be that question's, one for a
-    single-answer question, at least one for select-all-that-apply. The page template draws
-    the inputs itself (labels hold rendered markdown); this form only validates."""
-
-    def __init__(self, page: "QuestionPage", data: QueryDict | None = None) -> None:
-        super().__init__(data)
-        self.page = page
-        self.posted = data.getlist("choice") if data is not None else []
-        choices = [(option.key, option.key) for option in page.options]
-        unknown = "That answer is not one of this question's options. Choose again."
-        if page.is_multiple:
-            self.fields["choice"] = forms.MultipleChoiceField(
-                choices=choices,
-                error_messages={
-                    "required": "Choose at least one option before checking your answer.",
-                    "invalid_choice": unknown,
-                },
-            )
-        else:
-            self.fields["choice"] = forms.ChoiceField(
-                choices=choices,
-                error_messages={
-                    "required": "Choose an answer before checking it.",
-                    "invalid_choice": unknown,
-                },
-            )
-
-    def clean_choice(self) -> Any:
-        if not self.page.is_multiple and len(self.posted) > 1:
-            raise ValidationError(
-                "This question takes one answer: choose a single option.", code="several"
-            )
-        return self.cleaned_data["choice"]
-
-    @property
-    def chosen_keys(self) -> frozenset[str]:
-        value = self.cleaned_data["choice"]
-        return frozenset([value] if isinstance(value, str) else value)
-
-    def posted_keys(self) -> frozenset[str]:
-        """What was ticked, among this question's options: to tick it again on a 400."""
-        return frozenset(self.posted) & self.page.option_keys

@@ -2,7 +2,7 @@
 
 Authors are trusted to write content, not markup: whatever the markdown produces passes through
 nh3's allow-list, so no script, style, event handler or `javascript:` link reaches a page.
-Images are allowed only from our own media URLs (`/media/q/<sha256>.<ext>`, questions.media):
+Images are allowed only from our own media URLs (`/media/q/<sha256>.<ext>`, questions.media.images):
 no external image, no `data:` URI; an `<img>` with any other source is removed.
 """
 
@@ -26,7 +26,7 @@ ALLOWED_ATTRIBUTES = {
 }
 ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
-# The one image source allowed: our content-addressed media (questions.media.FILE_NAME).
+# The one image source allowed: our content-addressed media (questions.media.images.FILE_NAME).
 IMAGE_SOURCE = re.compile(r"^/media/q/[0-9a-f]{64}\.(?:png|jpg|gif|webp)$")
 _IMG_WITHOUT_SOURCE = re.compile(r"<img(?![^>]*\ssrc=)[^>]*>")
 

@@ -493,7 +493,7 @@ class RelatedQuestion(models.Model):
 
 class PageChange(models.Model):
     """A question whose public page changed. Each server process reads the rows newer than its
-    last look (every few seconds, see questions.pages) and drops those pages from its own
+    last look (every few seconds, see questions.pages.snapshot) and drops those pages from its own
     cache: a per-process cache then learns of another process's write within seconds, and a
     cached page can live long instead of being rebuilt every minute."""
 
@@ -513,7 +513,7 @@ class PageChange(models.Model):
 class QuestionMedia(models.Model):
     """An image that question text shows (an exhibit: a diagram, a screenshot), stored once
     per content through Django's storage API under `q/<sha256>.<ext>` and referred to from
-    Markdown by its URL, `/media/q/<sha256>.<ext>` (questions.media)."""
+    Markdown by its URL, `/media/q/<sha256>.<ext>` (questions.media.images)."""
 
     sha256 = models.CharField(max_length=64, unique=True, editable=False)
     file = models.FileField(upload_to="q/", max_length=100, editable=False)

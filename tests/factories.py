@@ -128,7 +128,7 @@ class RationaleFactory(factory.django.DjangoModelFactory[Rationale]):
 def record_answer(learner: User, question: Question, right: bool) -> None:
     """Record an answer of the learner to the question (a right one, or a wrong one), as the
     question page does."""
-    from questions.pages import question_page
+    from questions.pages.snapshot import question_page
 
     page = question_page(question.uid)
     assert page is not None

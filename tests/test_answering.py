@@ -10,7 +10,7 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from questions.bank_import import import_document
+from questions.bank.document_import import import_document
 from questions.models import Question, Rationale
 from tests.banks import make_bank
 from tests.factories import QuestionFactory, StaffFactory
@@ -264,7 +264,7 @@ def test_an_edit_reaches_the_result_a_process_kept(
 ):
     """The result's HTML is kept in the process by the page snapshot's version: an edit makes
     a new snapshot, so the next answer shows the new text, not the kept one."""
-    from questions.pages import forget_questions
+    from questions.pages.snapshot import forget_questions
 
     right = single.options.get(is_correct=True).key
     for _ in range(2):  # rendered, then served from what the process kept
@@ -315,26 +315,26 @@ def test_publishing_from_the_admin_shows_at_once(client, django_capture_on_commi
 def test_another_process_edit_shows_after_the_next_poll(client, single):
     """Another server process wrote the question and dropped it from its own cache only; this
     process reads its PageChange row at the next poll."""
-    from questions import pages
     from questions.models import PageChange
+    from questions.pages import snapshot as pages
 
     assert client.get(single.get_absolute_url()).status_code == 200
     Question.objects.filter(pk=single.pk).update(stem="Edited elsewhere")
     PageChange.objects.create(uid=single.uid)
     assert "Edited elsewhere" not in client.get(single.get_absolute_url()).text
     later = pages._Poll.next_at + 1
-    with mock.patch("questions.pages.time.monotonic", return_value=later):
+    with mock.patch("questions.pages.snapshot.time.monotonic", return_value=later):
         assert "Edited elsewhere" in client.get(single.get_absolute_url()).text
 
 
 def test_the_poll_costs_one_query_per_interval(client, single, django_assert_num_queries):
-    from questions import pages
+    from questions.pages import snapshot as pages
 
     client.get(single.get_absolute_url())
     with django_assert_num_queries(0):
         client.get(single.get_absolute_url())
     with (
-        mock.patch("questions.pages.time.monotonic", return_value=pages._Poll.next_at + 1),
+        mock.patch("questions.pages.snapshot.time.monotonic", return_value=pages._Poll.next_at + 1),
         django_assert_num_queries(1),
     ):
         client.get(single.get_absolute_url())

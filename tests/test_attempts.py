@@ -14,7 +14,7 @@ from progress.practice.models import Attempt, Quiz
 from progress.practice.pending import QUESTION_BATCH, PendingWork
 from progress.practice.public_pages import serve_token
 from progress.practice.recording import record_attempt
-from questions.pages import question_page
+from questions.pages.snapshot import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory
 from tests.threads import run_at_once
 

@@ -14,8 +14,8 @@ from django.core.cache import caches
 from django.urls import reverse
 
 from courseiva.lib.cache import TolerantRedisCache
-from questions import pages
 from questions.models import Question
+from questions.pages import snapshot as pages
 from tests.factories import QuestionFactory, UserFactory
 from tests.worker import queued
 

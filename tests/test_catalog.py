@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 
-from questions.pages import forget_exams
+from questions.pages.snapshot import forget_exams
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory
 from tests.nonces import without_nonces
 

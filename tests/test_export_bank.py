@@ -7,8 +7,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from questions.bank_import import import_document
-from questions.formats.courseiva import export_document
+from questions.bank.document_import import import_document
+from questions.bank.formats.courseiva import export_document
 from questions.models import Exam, Question
 from tests.banks import clone, make_bank, sample_bank, write
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from progress.readiness.models import StudyGoal
-from questions.pages import forget_exams
+from questions.pages.snapshot import forget_exams
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

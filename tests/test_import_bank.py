@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from questions.bank_import import import_document
+from questions.bank.document_import import import_document
 from questions.models import Exam, Option, Question, Rationale, RelatedQuestion, Topic
 from tests.banks import SAMPLE_BANK, clone, make_bank, sample_bank, write
 from tests.factories import QuestionFactory

@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from questions import foreign_import
-from questions.formats import foreign
+from questions.bank import foreign_import
+from questions.bank.formats import foreign
 from questions.markup import render_markdown, render_markdown_inline
 from questions.models import Option, Question, Rationale, Status, Topic
 from tests.factories import ExamFactory, TopicFactory

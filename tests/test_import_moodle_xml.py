@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from questions.formats import foreign, moodle_xml
+from questions.bank.formats import foreign, moodle_xml
 from questions.markup import render_markdown
 from questions.models import Exam, Option, Question, QuestionMedia, Topic
 from tests.factories import ExamFactory, TopicFactory
@@ -302,7 +302,7 @@ def test_broken_xml_is_an_error_with_its_line(capsys, exam, tmp_path):
 
 def test_a_file_over_the_size_limit_is_refused_unread(capsys, exam, tmp_path, monkeypatch):
     monkeypatch.setattr(foreign, "MAX_FILE_BYTES", 1000)
-    monkeypatch.setattr("questions.foreign_import.MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr("questions.bank.foreign_import.MAX_FILE_BYTES", 1000)
     monkeypatch.setattr(moodle_xml, "MAX_FILE_BYTES", 1000)
     text = quiz(*[multichoice(f"Q{n}", '<answer fraction="100"><text>a</text></answer>')
                   for n in range(20)])  # fmt: skip

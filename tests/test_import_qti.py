@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from questions import foreign_import
-from questions.formats import foreign, qti
+from questions.bank import foreign_import
+from questions.bank.formats import foreign, qti
 from questions.models import Question, QuestionMedia, Topic
 from tests.test_import_gift_aiken import options_of, refused, run, seen, write
 

@@ -17,7 +17,7 @@ from progress.cohorts.models import Cohort, ItemStatistic, Membership
 from progress.practice.models import Attempt
 from progress.practice.recording import record_attempt
 from questions.models import Kind
-from questions.pages import question_page
+from questions.pages.snapshot import question_page
 from tests.factories import (
     ExamFactory,
     QuestionFactory,

@@ -12,8 +12,8 @@ from django.contrib.messages.storage.cookie import CookieStorage
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from questions import pages
 from questions.models import PageChange, Question, Topic
+from questions.pages import snapshot as pages
 from tests.banks import make_bank
 from tests.factories import ExamFactory, QuestionFactory, StaffFactory, TopicFactory, UserFactory
 from tests.nonces import without_nonces
@@ -264,7 +264,7 @@ def test_deleting_an_empty_exam_or_topic_shows_on_the_next_request(client, topic
 
 
 def test_an_import_shows_on_the_next_request(client, commit):
-    from questions.bank_import import import_document
+    from questions.bank.document_import import import_document
 
     bank = make_bank(2)
     import_document(bank)
@@ -283,5 +283,6 @@ def test_another_process_edit_shows_after_the_next_poll(client, topic):
     type(topic.exam).objects.filter(pk=topic.exam_id).update(title="Retitled elsewhere")
     PageChange.objects.create(uid=pages.LISTINGS_CHANGE)
     assert "Retitled elsewhere" not in client.get(url).text  # before the poll
-    with mock.patch("questions.pages.time.monotonic", return_value=pages._Poll.next_at + 1):
+    poll_due = pages._Poll.next_at + 1
+    with mock.patch("questions.pages.snapshot.time.monotonic", return_value=poll_due):
         assert "Retitled elsewhere" in client.get(url).text

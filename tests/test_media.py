@@ -15,8 +15,8 @@ from django.core.files.storage import default_storage
 from django.core.management import call_command
 from django.urls import reverse
 
-from questions import media
 from questions.markup import render_markdown
+from questions.media import images as media
 from questions.models import Question, QuestionMedia
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory
 
@@ -310,7 +310,7 @@ def test_unused_images_are_removed_used_and_recent_ones_kept():
 
 
 def test_the_daily_task_removes_unused_images(settings):
-    from questions.tasks import remove_unused_question_media
+    from questions.media.tasks import remove_unused_question_media
 
     stored = media.store(media.check_image(png()), "old.png")
     QuestionMedia.objects.filter(pk=stored.pk).update(
@@ -376,7 +376,7 @@ def test_a_json_bank_whose_media_lie_is_refused_whole(tmp_path, capsys):
 
 
 def test_export_without_images_has_no_media_and_the_same_queries(django_assert_num_queries):
-    from questions.formats.courseiva import export_document
+    from questions.bank.formats.courseiva import export_document
 
     QuestionFactory()
     with django_assert_num_queries(5):
@@ -612,7 +612,7 @@ def test_a_file_whose_age_the_storage_cannot_tell_is_kept(monkeypatch):
 
 
 def test_the_daily_task_removes_files_no_row_describes():
-    from questions.tasks import remove_unused_question_media
+    from questions.media.tasks import remove_unused_question_media
 
     orphan = media.check_image(png(seed=24))
     default_storage.save(f"q/{orphan.file_name}", io.BytesIO(orphan.data))

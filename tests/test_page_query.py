@@ -1,10 +1,10 @@
-"""A question page is built from written-out queries (questions.page_query): what it shows
+"""A question page is built from written-out queries (questions.pages.query): what it shows
 must be what the rows say, in the awkward cases too."""
 
 import pytest
 
-from questions import pages
 from questions.models import Question, Rationale, RelatedQuestion, Status
+from questions.pages import snapshot as pages
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db

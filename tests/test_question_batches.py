@@ -22,7 +22,7 @@ from progress.readiness.models import (
     QuestionReadiness,
     TopicReadiness,
 )
-from questions.pages import question_page
+from questions.pages.snapshot import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory, record_answer
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.urls import reverse
 from progress.practice.models import Attempt, Source
 from progress.practice.recording import record_attempt
 from questions.models import MIN_SHARE_LEARNERS, Author, Question
-from questions.pages import question_page
+from questions.pages.snapshot import question_page
 from tests.factories import (
     AuthorFactory,
     QuestionFactory,
@@ -197,8 +197,8 @@ def test_the_page_reads_its_byline_count_and_shares_from_the_cache(
 
 
 def test_importing_names_authors_and_exporting_writes_their_names(tmp_path):
-    from questions.bank_import import import_document
-    from questions.formats.courseiva import export_document
+    from questions.bank.document_import import import_document
+    from questions.bank.formats.courseiva import export_document
     from tests.banks import make_bank
 
     document = make_bank(3)

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from progress.practice.models import Quiz, ReviewCard
-from questions.pages import question_page
+from questions.pages.snapshot import question_page
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory, record_answer
 
 pytestmark = pytest.mark.django_db

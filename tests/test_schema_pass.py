@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from questions.bank_checks import _passes, _validator, schema_problems
-from questions.schema_pass import compile_passes
+from questions.bank.checks import _passes, _validator, schema_problems
+from questions.bank.schema_pass import compile_passes
 from tests.banks import DEMO_BANK, make_bank, sample_bank
 
 Edit = Callable[[dict[str, Any]], None]

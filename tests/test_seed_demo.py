@@ -18,8 +18,8 @@ from progress.mocks.models import MockExam, MockItem
 from progress.practice.marks import Bookmark
 from progress.practice.models import Attempt, LearnerDay, Quiz, ReviewCard
 from progress.readiness.models import ExamReadiness, QuestionReadiness, StudyGoal
-from questions.bank_checks import check_documents
-from questions.formats.courseiva import read_document
+from questions.bank.checks import check_documents
+from questions.bank.formats.courseiva import read_document
 from questions.models import Exam, Option, Question, Status
 from tests.banks import DEMO_BANK
 

@@ -9,7 +9,7 @@ rather than one per cache call. Pages are then built from the database, as on a 
 What this gives up while Redis is down: a delete that fails cannot drop the old copy that Redis
 may still hold when it comes back. A Redis restarted empty (the way the topology drill and
 docker-compose.yml run it, without persistence) holds none; otherwise each process's PageChange
-poll reads the changes again until a poll's drop reaches Redis (questions.pages)."""
+poll reads the changes again until a poll's drop reaches Redis (questions.pages.snapshot)."""
 
 import logging
 import time

@@ -13,7 +13,7 @@ from django.utils import timezone
 from progress.cohorts.models import ItemStatistic, Membership, item_flags
 from progress.practice.models import Attempt
 from questions.models import Option, Question
-from questions.pages import forget_questions
+from questions.pages.snapshot import forget_questions
 
 
 class _Moments:

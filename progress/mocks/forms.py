@@ -2,7 +2,7 @@ from typing import Any
 
 from django import forms
 
-from questions.pages import QuestionPage
+from questions.pages.snapshot import QuestionPage
 
 
 class MockAnswerForm(forms.Form):

@@ -28,7 +28,7 @@ from progress.mocks.report import report_context
 from progress.practice.models import Quiz, Selection
 from progress.readiness.standing import standings
 from questions.models import Exam, Question
-from questions.pages import QuestionPage, question_page, question_pages
+from questions.pages.snapshot import QuestionPage, question_page, question_pages
 
 
 def _get_mock_for_learner(request: AuthenticatedHttpRequest, code: str) -> MockExam:

@@ -21,9 +21,9 @@ from progress.practice.recording import record_attempt
 from progress.readiness.forms import StudyGoalForm
 from progress.readiness.models import StudyGoal
 from progress.readiness.standing import standings
-from questions.forms import AnswerForm
 from questions.models import Exam, Grade, Topic
-from questions.pages import QuestionPage
+from questions.pages.forms import AnswerForm
+from questions.pages.snapshot import QuestionPage
 
 PANEL_TEMPLATE = "progress/practice/_question_panel.html"
 SERVE_SALT = "progress.served"
@@ -95,7 +95,7 @@ def learner_marks(learner: User, question_id: int) -> tuple[bool, str | None]:
 
 
 class LearnerQuestionPage:
-    """Registered with questions.extensions by ProgressConfig.ready()."""
+    """Registered with questions.pages.extensions by ProgressConfig.ready()."""
 
     def page_context(self, request: HttpRequest, page: QuestionPage) -> dict[str, object]:
         """The served-at token and the learner's panel: their bookmark and note (one

@@ -40,7 +40,7 @@ from progress.practice.tasks import update_question_difficulties
 from progress.readiness import update as readiness_update
 from progress.readiness.models import TopicReadiness
 from questions.models import Grade
-from questions.pages import QuestionPage
+from questions.pages.snapshot import QuestionPage
 
 
 def record_attempt(

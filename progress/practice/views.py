@@ -40,11 +40,11 @@ from progress.practice.public_pages import PANEL_TEMPLATE, Panel
 from progress.practice.recording import record_attempt
 from progress.practice.today import goal_of, plan_of, todays_questions
 from progress.readiness.standing import adaptive_question_ids
-from questions.forms import AnswerForm
 from questions.markup import quick_snippet
 from questions.models import Exam, Question, Topic
-from questions.pages import QUESTION_TEMPLATE, QuestionPage, page_html, question_page
-from questions.views import render_question
+from questions.pages.forms import AnswerForm
+from questions.pages.snapshot import QUESTION_TEMPLATE, QuestionPage, page_html, question_page
+from questions.pages.views import render_question
 
 HISTORY_PAGE_SIZE = 25
 BOOKMARKS_PAGE_SIZE = 25

@@ -6,8 +6,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from questions.bank_import import import_document
-from questions.formats.courseiva import read_document
+from questions.bank.document_import import import_document
+from questions.bank.formats.courseiva import read_document
 from questions.models import Exam
 from tests.banks import DEMO_BANK
 from tests.factories import InstructorFactory, UserFactory

@@ -20,10 +20,10 @@ from progress.practice.marks import Bookmark, Note
 from progress.practice.models import Quiz, Source
 from progress.practice.recording import record_attempt
 from progress.readiness.models import StudyGoal
-from questions.bank_import import import_document
-from questions.formats.courseiva import read_document
+from questions.bank.document_import import import_document
+from questions.bank.formats.courseiva import read_document
 from questions.models import Exam, Question
-from questions.pages import question_page
+from questions.pages.snapshot import question_page
 from tests.banks import DEMO_BANK
 from tests.factories import InstructorFactory, StaffFactory, UserFactory
 

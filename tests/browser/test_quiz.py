@@ -5,8 +5,8 @@ real browser."""
 import pytest
 from playwright.sync_api import expect
 
-from questions.bank_import import import_document
-from questions.formats.courseiva import read_document
+from questions.bank.document_import import import_document
+from questions.bank.formats.courseiva import read_document
 from questions.models import Topic
 from tests.banks import DEMO_BANK
 from tests.browser.test_signup import sign_up_link

@@ -10,8 +10,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from progress.accounts.models import User
-from questions.bank_import import import_document
-from questions.formats.courseiva import read_document
+from questions.bank.document_import import import_document
+from questions.bank.formats.courseiva import read_document
 from questions.models import Exam
 from tests.banks import DEMO_BANK
 from tests.factories import record_answer

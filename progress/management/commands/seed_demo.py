@@ -16,9 +16,9 @@ from progress.demo.site import (
     create_demo_users,
     demo_cohort,
 )
-from questions.bank_checks import BankError
-from questions.bank_import import import_document
-from questions.formats.courseiva import read_document
+from questions.bank.checks import BankError
+from questions.bank.document_import import import_document
+from questions.bank.formats.courseiva import read_document
 from questions.models import Exam
 
 DEMO_BANK = Path(settings.BASE_DIR) / "questions" / "demo" / "demo-bank.json"

@@ -6,9 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from questions.bank_checks import Document
-from questions.formats import moodle_xml, qti_export
-from questions.formats.courseiva import dump_document, export_document
+from questions.bank.checks import Document
+from questions.bank.formats import moodle_xml, qti_export
+from questions.bank.formats.courseiva import dump_document, export_document
 from questions.models import Exam
 
 # The formats a bank is written in: each turns the exported document into the file's text.

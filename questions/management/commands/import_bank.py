@@ -5,10 +5,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from questions.bank_checks import BankError, Document, Problem
-from questions.bank_import import import_documents
-from questions.foreign_import import READERS, ForeignImportError, import_foreign, read_file
-from questions.formats.courseiva import read_document
+from questions.bank.checks import BankError, Document, Problem
+from questions.bank.document_import import import_documents
+from questions.bank.foreign_import import READERS, ForeignImportError, import_foreign, read_file
+from questions.bank.formats.courseiva import read_document
 
 
 class Command(BaseCommand):

@@ -28,7 +28,6 @@ from django.utils.safestring import SafeString
 
 from courseiva.lib import shared_html
 from courseiva.lib.sql import insert_rows
-from questions import page_query
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
 from questions.models import (
     MIN_SHARE_LEARNERS,
@@ -42,6 +41,7 @@ from questions.models import (
     Status,
     grade_answer,
 )
+from questions.pages import query as page_query
 
 # The question page's template; its partials are the htmx fragments (form, result).
 QUESTION_TEMPLATE = "questions/question.html"
@@ -53,13 +53,15 @@ POLL_SECONDS = 20
 POLL_OVERLAP = timedelta(seconds=5)
 # PageChange rows older than this have been read by every process that is still running.
 CHANGE_RETENTION = timedelta(days=1)
-CACHE_PREFIX = "question-page:v3:"  # bump when QuestionPage changes shape
+# Bump when QuestionPage changes shape or module: a pickle names its class's module, and a
+# process would fail to read one kept by the code before it (a shared Redis keeps them).
+CACHE_PREFIX = "question-page:v4:"
 # A question page as a visitor first sees it (the form), rendered once: a visitor's GET is
 # served from this alone, without the snapshot. Dropped with the snapshot (forget_questions,
 # the poll); bump when the question template changes.
 FORM_HTML_PREFIX = "question-form-html:v1:"
 MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
-# The version of the catalog, blueprint and topic pages (questions.listings): everything they
+# The version of the catalog, blueprint and topic pages (questions.pages.listings): everything they
 # cache is keyed by it, so dropping this one key retires all of it. In the shared cache with
 # Redis, so that an edit shows on every server's next request; dropped in each process's own
 # cache by the poll, through a PageChange row of this name (no question uid has a colon).
@@ -253,7 +255,7 @@ def _cache_keys(uids: Iterable[str]) -> list[str]:
 
 
 def listings_version() -> str:
-    """The current version of the listing pages (questions.listings): read before their rows,
+    """The current version of the listing pages (questions.pages.listings): read before their rows,
     so that rows read before an edit's commit are cached under the version it retires. One
     cache read (three when a new version starts), no query (but the poll's, every
     POLL_SECONDS)."""
@@ -326,7 +328,7 @@ def question_pages(uids: Iterable[str]) -> dict[str, QuestionPage]:
 
 def build_question_pages(uids: list[str]) -> dict[str, QuestionPage]:
     """The pages of these questions (any status), built from their rows: three queries
-    (questions.page_query)."""
+    (questions.pages.query)."""
     rows = page_query.question_rows(uids)
     ids = [row.question.pk for row in rows]
     options: dict[int, list[OptionView]] = {}

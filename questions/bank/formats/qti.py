@@ -22,7 +22,7 @@ A question's place is its number in the package (1 for a single file), and every
 names the item's file and identifier.
 
 Images (`<img src>`, `<object data>`) that are files of the package, relative to the item's
-file, are kept for storing (questions.media) and shown from our URL, their `alt` kept; any
+file, are kept for storing (questions.media.images) and shown from our URL, their `alt` kept; any
 other (outside the package, not an image we accept, or an item file read alone) becomes a
 visible "[image: path]" and a note.
 """
@@ -45,7 +45,7 @@ from xml.etree.ElementTree import ParseError as XMLSyntaxError
 import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
 
-from questions.formats.foreign import (
+from questions.bank.formats.foreign import (
     HTML_ELEMENTS,
     ForeignOption,
     ForeignQuestion,
@@ -54,7 +54,7 @@ from questions.formats.foreign import (
     Skipped,
     to_markdown,
 )
-from questions.media import Image, MediaError, check_image, max_bytes
+from questions.media.images import Image, MediaError, check_image, max_bytes
 
 FORMAT = "qti"
 ZIP_MAGIC = b"PK\x03\x04"

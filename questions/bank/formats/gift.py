@@ -15,7 +15,7 @@ descriptions (no braces).
 
 import re
 
-from questions.formats.foreign import (
+from questions.bank.formats.foreign import (
     ForeignOption,
     ForeignQuestion,
     ParsedBank,

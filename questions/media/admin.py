@@ -1,8 +1,8 @@
 """The admin's question images: upload one, copy the Markdown that shows it in a question.
 
-Images are stored once per content (questions.media): uploading the same bytes again gives
+Images are stored once per content (questions.media.images): uploading the same bytes again gives
 the image already stored. They are not edited or deleted here: an image no question shows
-any more is removed by the daily task (questions.tasks), so deleting one cannot break a
+any more is removed by the daily task (questions.media.tasks), so deleting one cannot break a
 question that still shows it.
 """
 
@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from questions import media
+from questions.media import images
 from questions.models import QuestionMedia
 
 
@@ -31,9 +31,9 @@ class MediaUploadForm(forms.ModelForm[QuestionMedia]):
     def clean_upload(self) -> UploadedFile:
         upload: UploadedFile = self.cleaned_data["upload"]
         try:
-            self.image = media.check_upload(upload)
-        except media.MediaError as error:
-            raise forms.ValidationError(media.sentence(error)) from None
+            self.image = images.check_upload(upload)
+        except images.MediaError as error:
+            raise forms.ValidationError(images.sentence(error)) from None
         return upload
 
 
@@ -56,7 +56,7 @@ class QuestionMediaAdmin(admin.ModelAdmin[QuestionMedia]):
         return False  # stored by content: nothing to edit
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # removed when no question shows it (questions.tasks)
+        return False  # removed when no question shows it (questions.media.tasks)
 
     @admin.display(description="Image")
     def preview(self, stored: QuestionMedia) -> str:
@@ -68,7 +68,7 @@ class QuestionMediaAdmin(admin.ModelAdmin[QuestionMedia]):
 
     def save_model(self, request: HttpRequest, obj: QuestionMedia, form: Any, change: bool) -> None:
         upload: UploadedFile = form.cleaned_data["upload"]
-        stored = media.store(form.image, upload.name or "")
+        stored = images.store(form.image, upload.name or "")
         # The admin goes on with `obj` (its log entry, its page): make it the stored row.
         obj.__dict__.update({k: v for k, v in stored.__dict__.items() if k != "_state"})
         obj._state.adding = False

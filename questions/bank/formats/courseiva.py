@@ -11,8 +11,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from questions import media
-from questions.bank_checks import BankError, Document, Problem
+from questions.bank.checks import BankError, Document, Problem
+from questions.media import images as media
 from questions.models import (
     Exam,
     Option,

@@ -1,7 +1,7 @@
 """What a foreign bank file (GIFT, Aiken; next Moodle XML and QTI) is read into, whatever its
 format: questions with their place in the file, what was skipped and why, what is wrong and
-where. A reader (`questions.formats.gift`, `questions.formats.aiken`) turns decoded text into a
-`ParsedBank`; `questions.foreign_import` checks it and writes it into an exam.
+where. A reader (`formats.gift`, `formats.aiken`) turns decoded text into a `ParsedBank`;
+`questions.bank.foreign_import` checks it and writes it into an exam.
 
 Also here, because every reader needs them: decoding the bytes of a file (UTF-8 with or
 without BOM, UTF-16 with BOM, Windows-1252), telling a file's format from its content, and
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from questions.markup import sanitise_html
-from questions.media import Image
+from questions.media.images import Image
 
 # Larger than any real bank export (10,000 GIFT questions are about 4 MB), small enough that a
 # mistaken upload of a disc image is refused before it is read.
@@ -91,7 +91,7 @@ class ParsedBank:
     errors: list[ParseError] = field(default_factory=list)
     # About the file as a whole (e.g. the encoding it was read in): for the report.
     notes: list[str] = field(default_factory=list)
-    # Images the questions' text refers to by their URL (questions.media), with the name
+    # Images the questions' text refers to by their URL (questions.media.images), with the name
     # each had in the file: stored when the questions are written.
     images: dict[str, tuple[Image, str]] = field(default_factory=dict)
 
@@ -156,7 +156,7 @@ def decode_text(raw: bytes) -> tuple[str, str]:
 
 # Telling the format -------------------------------------------------------------------------
 
-# Formats a reader exists for are in questions.foreign_import.READERS; these are the ones
+# Formats a reader exists for are in questions.bank.foreign_import.READERS; these are the ones
 # detection can name. Moodle XML and QTI are recognised so that the error says what they are.
 KNOWN_FORMATS = ("json", "gift", "aiken", "moodle-xml", "qti")
 

@@ -1,14 +1,14 @@
 """Foreign banks (GIFT, Aiken, Moodle XML, QTI) written into an existing exam.
 
-A reader in `questions.formats` turns a file's text into a `ParsedBank` (see
-`questions.formats.foreign`); this module is the one path from there into the bank:
+A reader in `questions.bank.formats` turns a file's text into a `ParsedBank` (see
+`questions.bank.formats.foreign`); this module is the one path from there into the bank:
 
 1. each question gets a topic (its category's last segment, created with weight 0 for the
    curator to set, or the default topic) and a stable uid derived from the exam, the topic
    and its source identity (name, identifier, or content), so that importing the file again
    updates the same questions;
 2. the questions are checked as a courseiva-bank document, with the same schema and rules as
-   our JSON import (`questions.bank_checks`), each problem reported at its place in the file;
+   our JSON import (`questions.bank.checks`), each problem reported at its place in the file;
 3. they are written in one transaction with bulk queries, in review, never published.
 
 Adding a format: a module with `read(text) -> ParsedBank` and a line in READERS; a format
@@ -28,17 +28,17 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from courseiva.lib.sql import insert_instances
-from questions.bank_checks import BankError, Problem, rule_problems, schema_problems
-from questions.bank_import import (
+from questions.bank.checks import BankError, Problem, rule_problems, schema_problems
+from questions.bank.document_import import (
     PlannedOption,
     PlannedQuestion,
     import_document,
     planned_questions,
     preview_document,
 )
-from questions.formats import aiken, gift, moodle_xml, qti
-from questions.formats.courseiva import parse_document
-from questions.formats.foreign import (
+from questions.bank.formats import aiken, gift, moodle_xml, qti
+from questions.bank.formats.courseiva import parse_document
+from questions.bank.formats.foreign import (
     MAX_FILE_BYTES,
     ForeignFileError,
     ForeignQuestion,
@@ -47,7 +47,8 @@ from questions.formats.foreign import (
     decode_text,
     detect_format,
 )
-from questions.media import store_all
+from questions.bank.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
+from questions.media.images import store_all
 from questions.models import (
     MAX_OPTIONS,
     MIN_OPTIONS,
@@ -56,8 +57,7 @@ from questions.models import (
     Status,
     Topic,
 )
-from questions.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
-from questions.pages import forget_exams
+from questions.pages.snapshot import forget_exams
 
 READERS: dict[str, Callable[[str], ParsedBank]] = {
     "gift": gift.read,

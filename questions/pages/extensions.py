@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Protocol
 from django.http import HttpRequest
 
 if TYPE_CHECKING:
-    from questions.forms import AnswerForm
     from questions.models import Exam, Grade, Topic
-    from questions.pages import QuestionPage
+    from questions.pages.forms import AnswerForm
+    from questions.pages.snapshot import QuestionPage
 
 
 class QuestionPageExtension(Protocol):

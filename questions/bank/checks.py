@@ -1,7 +1,7 @@
 """What a question-bank document must satisfy before anything of it is written: the JSON
-schema shipped in `questions/schema/`, then the bank's rules (the same functions on the models
+schema shipped in `questions/bank/schema/`, then the bank's rules (the same functions on the models
 that the admin's forms use). Every problem is reported with its JSON path. A document is our
-interchange format parsed (see `questions.formats.courseiva` and docs/question-bank.md).
+interchange format parsed (see `questions.bank.formats.courseiva` and docs/question-bank.md).
 """
 
 import json
@@ -17,13 +17,13 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError as SchemaError
 
-from questions.media import document_images
+from questions.bank.schema_pass import Check, compile_passes, ecma_search
+from questions.media.images import document_images
 from questions.models import (
     Question,
     option_rule_problems,
     weight_total_problem,
 )
-from questions.schema_pass import Check, compile_passes, ecma_search
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "question-bank.schema.json"
 

@@ -17,7 +17,7 @@ from typing import Any
 from django.core import signing
 
 KEEP_SECONDS = 30 * 60
-_SALT = "questions.upload_store"
+_SALT = "questions.bank.upload_store"
 _KEY = re.compile(r"^[A-Za-z0-9_-]{32}$")
 
 

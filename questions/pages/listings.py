@@ -5,7 +5,7 @@ queries and a template rendering. Their content is now read once per version of 
 (`questions.pages.listings_version`, dropped by every write path with the question pages) and
 kept in the cache under that version: for signed-in users the page is rendered from it with
 their own parts (no query for the content), and for visitors the rendered page itself is kept
-(questions.views). A new version retires everything kept under the old one at once.
+(questions.pages.views). A new version retires everything kept under the old one at once.
 
 Keys hold only what the URL names (slugs, a page number read from the content's own page
 count), never a request header, so no client can choose what is cached for everyone.
@@ -18,10 +18,11 @@ from django.db.models import Count, Q
 
 from questions.markup import quick_snippet
 from questions.models import Difficulty, Exam, Question, Status, Topic
-from questions.pages import CACHE_SECONDS
+from questions.pages.snapshot import CACHE_SECONDS
 
 TOPIC_PAGE_SIZE = 25
-PREFIX = "listing:v1:"  # bump when what is cached here changes shape
+# Bump when what is cached here changes shape or module (a pickle names its class's module).
+PREFIX = "listing:v2:"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ run is in the site's one schedule (`progress.tasks`)."""
 
 from django.tasks import task
 
-from questions.media import remove_orphan_files, remove_unused_media
+from questions.media.images import remove_orphan_files, remove_unused_media
 
 
 @task

@@ -10,7 +10,7 @@ markdown, plain_text) as a learner would see it.
 The file is parsed only through defusedxml: a file that declares entities (an entity bomb,
 an external entity) is refused as a whole, never expanded or fetched. Images embedded as
 `<file encoding="base64">` and shown as `<img src="@@PLUGINFILE@@/name">` (or Moodle 1.9's
-`<image>` with `<image_base64>`) are kept for storing (questions.media) and shown from our
+`<image>` with `<image_base64>`) are kept for storing (questions.media.images) and shown from our
 URL; any other file, and an image that is not one we accept, becomes a visible
 `[image: name]` or `[file: name]` and the question's notes say so.
 """
@@ -26,8 +26,8 @@ from defusedxml import DefusedXmlException, EntitiesForbidden, ExternalReference
 from defusedxml.ElementTree import DefusedXMLParser
 from defusedxml.ElementTree import ParseError as XMLSyntaxError
 
-from questions.bank_checks import Document
-from questions.formats.foreign import (
+from questions.bank.checks import Document
+from questions.bank.formats.foreign import (
     MAX_FILE_BYTES,
     ForeignFileError,
     ForeignOption,
@@ -41,7 +41,7 @@ from questions.formats.foreign import (
     to_markdown,
 )
 from questions.markup import render_markdown, render_markdown_inline
-from questions.media import MediaError, check_image, decode_base64, references
+from questions.media.images import MediaError, check_image, decode_base64, references
 from questions.models import MEDIA_URL_PREFIX
 
 FORMAT = "moodle-xml"
@@ -449,7 +449,7 @@ REFERENCES_HEADING = "References"
 
 
 def write_bank(document: Document) -> str:
-    """A courseiva-bank document (`questions.formats.courseiva.export_document`) as Moodle
+    """A courseiva-bank document (`questions.bank.formats.courseiva.export_document`) as Moodle
     XML: per exam and topic a category `$course$/top/<exam code>/<topic title>`, then each
     question as multichoice. What Moodle XML has no place for goes into the general feedback
     (the common exam trap, references) or is left out (docs/question-bank.md). The images

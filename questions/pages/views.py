@@ -3,9 +3,8 @@
 from django.conf import settings
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
-from django.core.files.storage import default_storage
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import Resolver404, resolve, reverse
 from django.utils.cache import patch_vary_headers
@@ -14,11 +13,11 @@ from django.views.decorators.http import require_GET, require_http_methods
 from courseiva.http import HtmxHttpRequest, invalid_form_status
 from courseiva.lib import shared_html
 from courseiva.lib.shared_html import render_shared
-from questions import extensions, listings, media
-from questions.forms import AnswerForm
-from questions.listings import TOPIC_PAGE_SIZE
-from questions.models import Grade, QuestionMedia
-from questions.pages import (
+from questions.models import Grade
+from questions.pages import extensions, listings
+from questions.pages.forms import AnswerForm
+from questions.pages.listings import TOPIC_PAGE_SIZE
+from questions.pages.snapshot import (
     CACHE_SECONDS,
     QUESTION_TEMPLATE,
     QuestionPage,
@@ -207,28 +206,3 @@ def bad_request(request: HtmxHttpRequest, exception: Exception | None = None) ->
                 return answer_too_large(request, page)
     message = "That request was too large." if isinstance(exception, SuspiciousOperation) else ""
     return TemplateResponse(request, "400.html", {"message": message}, status=400)
-
-
-@require_GET
-def media_file(request: HttpRequest, name: str) -> FileResponse:
-    """A question image (questions.media) by its content-addressed name: one query. Served
-    with its stored type, never sniffed, inline, and cached for a year (a name is its content,
-    so it never changes). Unknown names and files gone from the storage are 404."""
-    match = media.FILE_NAME.match(name)
-    if match is None:
-        raise Http404("No such image.")
-    stored = QuestionMedia.objects.filter(sha256=match.group(1)).first()
-    if stored is None or stored.file_name != name:
-        raise Http404("No such image.")
-    try:
-        stream = default_storage.open(stored.storage_name, "rb")
-    except FileNotFoundError:
-        raise Http404("No such image.") from None
-    response = FileResponse(stream, content_type=stored.content_type)
-    response["Content-Length"] = str(stored.size)
-    response["Content-Disposition"] = f'inline; filename="{name}"'
-    response["X-Content-Type-Options"] = "nosniff"
-    # Shown by <img> only: as a document of its own, it may load nothing and run nothing.
-    response["Content-Security-Policy"] = "default-src 'none'; sandbox"
-    response["Cache-Control"] = "public, max-age=31536000, immutable"
-    return response

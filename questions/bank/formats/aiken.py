@@ -9,7 +9,7 @@ any question text and a question without `ANSWER:` are errors with their line.
 import re
 from dataclasses import dataclass, field
 
-from questions.formats.foreign import (
+from questions.bank.formats.foreign import (
     ForeignOption,
     ForeignQuestion,
     ParsedBank,

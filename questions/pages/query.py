@@ -1,4 +1,4 @@
-"""The rows a question page is built from (questions.pages), read by written-out queries.
+"""The rows a question page is built from (questions.pages.snapshot), read by written-out queries.
 
 A page is built on its first request after a start or an edit, and in the default per-process
 cache each process builds it once: a signed-in answer to a question its process has not shown

@@ -10,7 +10,7 @@ filesystem, or any django-storages backend) as `q/<sha256>.<ext>`, so the same i
 uploaded or imported twice is stored once. Question, option and rationale Markdown refers to
 it as `![alt](/media/q/<sha256>.<ext>)`; the sanitiser (questions.markup) lets through no
 other image source. An image that no text refers to any more is removed by
-`remove_unused_media`, run daily (questions.tasks), and so is a file in the storage that
+`remove_unused_media`, run daily (questions.media.tasks), and so is a file in the storage that
 no row describes (`remove_orphan_files`: an import that stored it was rolled back).
 """
 

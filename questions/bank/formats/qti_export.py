@@ -24,9 +24,9 @@ from html.parser import HTMLParser
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement, tostring
 
-from questions.bank_checks import Document
+from questions.bank.checks import Document
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
-from questions.media import references
+from questions.media.images import references
 from questions.models import MEDIA_URL_PREFIX
 
 NS = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"

@@ -1,7 +1,7 @@
 """Writing checked question-bank documents into the bank, in one transaction. Bulk operations
 keep the number of queries independent of the number of questions (Django batches only past
 SQLite's and PostgreSQL's parameter limits, tens of thousands of rows); a document with any
-problem (see `questions.bank_checks`) writes nothing.
+problem (see `questions.bank.checks`) writes nothing.
 """
 
 import datetime
@@ -14,8 +14,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from courseiva.lib.sql import insert_instances, insert_rows
-from questions.bank_checks import BankError, Document, Problem, check_documents
-from questions.media import document_images, store_all
+from questions.bank.checks import BankError, Document, Problem, check_documents
+from questions.bank.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
+from questions.media.images import document_images, store_all
 from questions.models import (
     Author,
     Exam,
@@ -24,8 +25,7 @@ from questions.models import (
     Status,
     Topic,
 )
-from questions.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
-from questions.pages import forget_exams
+from questions.pages.snapshot import forget_exams
 
 Progress = Callable[[str], None]
 

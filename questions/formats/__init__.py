@@ -1,3 +1,0 @@
-"""Question-bank formats, one module each. A format reads its files into our bank document
-(the parsed courseiva-bank JSON), which `questions.bank_checks` checks and
-`questions.bank_import` writes; export goes the other way."""
