@@ -325,9 +325,9 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         return {row["question_id"]: [row["right"], row["wrong"]] for row in rows}
 
     def answers_after(self, attempt_id: int) -> Iterator[LoggedAnswer]:
-        """(attempt id, learner, question, topic, exam, correct, when) of the attempts after
-        this one, in id order: what the readiness rebuild replays (an AnswerLog)."""
-        return (
+        """The attempts after this one, in id order: what the readiness rebuild replays (an
+        AnswerLog)."""
+        rows = (
             self.filter(pk__gt=attempt_id)
             .order_by("pk")
             .values_list(
@@ -341,11 +341,12 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             )
             .iterator(chunk_size=5000)
         )
+        return map(LoggedAnswer._make, rows)
 
     def batch_answers_after(self, attempt_id: int) -> Iterator[BatchAnswer]:
-        """(attempt id, question, exam, right, learner logit) of the answers after this one
-        that move a question's difficulty, in id order: what a batch applies (a BatchLog)."""
-        return (
+        """The answers after this one that move a question's difficulty, in id order: what a
+        batch applies (a BatchLog)."""
+        rows = (
             self.filter(
                 pk__gt=attempt_id,
                 question__isnull=False,
@@ -356,6 +357,7 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             .values_list("pk", "question_id", "exam_id", "is_correct", "learner_logit")
             .iterator(chunk_size=5000)
         )
+        return map(BatchAnswer._make, rows)
 
     def keep_logits(self, logits: dict[int, float]) -> None:
         """Store these learner logits (attempt id -> logit), those that changed (a rebuild's

@@ -39,6 +39,7 @@ from progress.practice.pending import PendingWork
 from progress.practice.tasks import update_question_difficulties
 from progress.readiness import update as readiness_update
 from progress.readiness.models import TopicReadiness
+from progress.readiness.update import ModelAnswer
 from questions.models import Grade
 from questions.pages.snapshot import QuestionPage
 
@@ -145,7 +146,7 @@ def insert_answers(
         )
     items = {qid: side.items.get(qid) or update.in_use.starting_item(qid) for qid in question_ids}
     logits = update.apply(
-        [(0, a.question_id, a.topic_id, a.exam_id, a.is_correct) for a in attempts],
+        [ModelAnswer(a.question_id, a.topic_id, a.exam_id, a.is_correct) for a in attempts],
         side.counts,
         items,
         list(topic_rows.values()),

@@ -18,7 +18,7 @@ time (IMMEDIATE), which gives the same."""
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, MutableMapping
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from django.db import transaction
 from django.db.models import Max
@@ -28,11 +28,18 @@ from progress.engine import learner_model
 from progress.readiness.in_use import ModelInUse, current_model
 from progress.readiness.lock_query import QUESTION_BATCH_LOCK
 from progress.readiness.models import QuestionBatch, QuestionReadiness
+from progress.readiness.update import ItemAnswer
 from questions.models import Question
 
-# An answer as the batch reads it: (attempt id, question id, exam id, right, the learner's
-# logit without the question's difficulty).
-BatchAnswer = tuple[int, int, int, bool, float]
+
+class BatchAnswer(NamedTuple):
+    """An answer as the batch reads it from a BatchLog."""
+
+    attempt_id: int
+    question_id: int
+    exam_id: int
+    correct: bool
+    learner_logit: float  # the learner's logit without the question's difficulty
 
 
 class BatchLog(Protocol):
@@ -57,12 +64,12 @@ def last_boundary() -> int:
 def learn_items(
     in_use: ModelInUse,
     items: MutableMapping[int, learner_model.ItemState],
-    answers: Iterable[tuple[int, int, bool, float]],
+    answers: Iterable[ItemAnswer],
 ) -> None:
     """Move the questions' states (changed in place; a question not there yet starts as
-    `in_use` says) by these answers (attempt id, question id, right, logit), in order: the
-    same steps for the worker's batch and for a rebuild's replay of it. A question fitted on
-    the attempts up to the fit's last one does not learn from them again."""
+    `in_use` says) by these answers, in order: the same steps for the worker's batch and for
+    a rebuild's replay of it. A question fitted on the attempts up to the fit's last one does
+    not learn from them again."""
     for attempt_id, question_id, correct, logit in answers:
         item = items.get(question_id)
         if item is None:
@@ -82,12 +89,16 @@ def apply_question_batch(log: BatchLog) -> Counter[int]:
         if not answers:
             return Counter()
         in_use = current_model()
-        ids = sorted({question_id for _, question_id, _, _, _ in answers})
+        ids = sorted({answer.question_id for answer in answers})
         items = {
             row.question_id: row.item_state()
             for row in QuestionReadiness.objects.filter(question_id__in=ids)
         }
-        learn_items(in_use, items, ((a, q, right, logit) for a, q, _, right, logit in answers))
+        learn_items(
+            in_use,
+            items,
+            (ItemAnswer(a.attempt_id, a.question_id, a.correct, a.learner_logit) for a in answers),
+        )
         # A question deleted since its answers has no row to keep.
         existing = set(Question.objects.filter(pk__in=ids).values_list("pk", flat=True))
         QuestionReadiness.objects.bulk_create(
@@ -96,5 +107,5 @@ def apply_question_batch(log: BatchLog) -> Counter[int]:
             unique_fields=["question"],
             update_fields=["difficulty", "variance", "answers", "profile"],
         )
-        QuestionBatch.objects.create(last_attempt_id=answers[-1][0], answers=len(answers))
-    return Counter(exam_id for _, _, exam_id, _, _ in answers)
+        QuestionBatch.objects.create(last_attempt_id=answers[-1].attempt_id, answers=len(answers))
+    return Counter(answer.exam_id for answer in answers)

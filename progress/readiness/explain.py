@@ -16,7 +16,7 @@ from typing import Any
 from django.utils import timezone
 
 from progress.accounts.models import User
-from progress.readiness.models import ReadinessVisit
+from progress.readiness.models import Mover, ReadinessVisit
 from progress.readiness.standing import ExamStanding
 from questions.models import Question
 
@@ -89,20 +89,18 @@ def difficulty_words(answers: int, mean_difficulty: float) -> str:
     return "about average"
 
 
-Kept = tuple[int, int, int | None, bool, float]
-
-
 def top_movers(
     movers: Sequence[Sequence[Any]], after: int, topic_id: int | None = None
-) -> list[Kept]:
-    """Of the kept answers newer than attempt `after` (of one topic, if given), those that
-    moved readiness most, largest movement first; a tie goes to the newer answer."""
-    chosen: list[Kept] = [
-        (int(a), int(t), None if q is None else int(q), bool(r), float(p))
+) -> list[Mover]:
+    """Of the kept answers (ExamAbility.movers, each a Mover as JSON gives it back) newer than
+    attempt `after` (of one topic, if given), those that moved readiness most, largest
+    movement first; a tie goes to the newer answer."""
+    chosen = [
+        Mover(int(a), int(t), None if q is None else int(q), bool(r), float(p))
         for a, t, q, r, p in movers
         if int(a) > after and (topic_id is None or int(t) == topic_id)
     ]
-    chosen.sort(key=lambda m: (-abs(m[4]), -m[0]))
+    chosen.sort(key=lambda m: (-abs(m.points), -m.attempt_id))
     return chosen[:MOVERS_SHOWN]
 
 
@@ -123,7 +121,7 @@ def explain(
     now = timezone.now()
     for earlier in visits.values():
         earlier.begin(now)  # a view after a long gap compares with the whole previous visit
-    picked: dict[int, tuple[list[Kept], dict[int, list[Kept]]]] = {}
+    picked: dict[int, tuple[list[Mover], dict[int, list[Mover]]]] = {}
     for standing in standings:
         last = visits.get(standing.exam.pk)
         after = last.since_attempt_id if last is not None and last.since_at else 0
@@ -133,11 +131,11 @@ def explain(
             {t.topic.pk: top_movers(kept, after, t.topic.pk) for t in standing.topics},
         )
     wanted = {
-        m[2]
+        m.question_id
         for overall, by_topic in picked.values()
         for moves in (overall, *by_topic.values())
         for m in moves
-        if m[2] is not None
+        if m.question_id is not None
     }
     questions = Question.objects.in_bulk(wanted) if wanted else {}
     result = {}
@@ -146,10 +144,15 @@ def explain(
         exam_id = standing.exam.pk
         titles = {t.topic.pk: t.topic.title for t in standing.topics}
 
-        def moved(moves: list[Kept], titles: dict[int, str] = titles) -> list[MovedAnswer]:
+        def moved(moves: list[Mover], titles: dict[int, str] = titles) -> list[MovedAnswer]:
             return [
-                MovedAnswer(questions.get(q) if q else None, titles.get(t, ""), right, points)
-                for _, t, q, right, points in moves
+                MovedAnswer(
+                    questions.get(m.question_id) if m.question_id else None,
+                    titles.get(m.topic_id, ""),
+                    m.right,
+                    m.points,
+                )
+                for m in moves
             ]
 
         visit = visits.get(exam_id)

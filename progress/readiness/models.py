@@ -7,7 +7,7 @@ them, and the figures computed from them per exam (ExamReadiness)."""
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import models
 from django.utils import timezone
@@ -39,9 +39,16 @@ class ReadinessFit(models.Model):
         return f"Readiness fit {self.pk} of {self.created_at:%Y-%m-%d}: {self.summary}"
 
 
-# An answer that moved readiness, as ExamAbility keeps it: (attempt id, topic id, question id,
-# right, the points by which it moved the topic's readiness).
-Mover = tuple[int, int, int | None, bool, float]
+class Mover(NamedTuple):
+    """An answer that moved readiness, as ExamAbility keeps it (a JSON list, in this order)."""
+
+    attempt_id: int
+    topic_id: int
+    question_id: int | None  # None: a question deleted since
+    right: bool
+    points: float  # by how many percentage points it moved the topic's readiness
+
+
 # The answers kept per learner and exam: enough to say what moved readiness since a visit.
 MOVERS_KEPT = 40
 
@@ -57,8 +64,7 @@ class ExamAbility(models.Model):
     # {"overall": LearnerTopicState.to_dict(), "profile": [...], "profile_variance": [...]}
     state = models.JSONField(default=dict)
     answers = models.PositiveIntegerField(default=0)
-    # The last MOVERS_KEPT answers, oldest first: [attempt id, topic id, question id, right,
-    # points], see Mover.
+    # The last MOVERS_KEPT answers, oldest first, each a Mover as a list.
     movers = models.JSONField(default=list)
     updated_at = models.DateTimeField(null=True, blank=True)
 

@@ -9,7 +9,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from django.db import transaction
 from django.utils import timezone
@@ -29,7 +29,7 @@ from progress.readiness.models import (
     TopicReadiness,
     state_of,
 )
-from progress.readiness.update import ItemAnswer, replay_answers
+from progress.readiness.update import ItemAnswer, ModelAnswer, replay_answers
 from questions.models import Question
 
 
@@ -43,9 +43,16 @@ class RebuildReport:
     fit_skipped: str = ""  # why no fit was made, when one was asked for
 
 
-# One recorded answer as the rebuild reads it: (attempt id, learner, question, topic, exam,
-# correct).
-LoggedAnswer = tuple[int, int, int | None, int | None, int | None, bool, datetime]
+class LoggedAnswer(NamedTuple):
+    """One recorded answer, as the rebuild reads it from an AnswerLog."""
+
+    attempt_id: int
+    learner_id: int
+    question_id: int | None  # None: a question deleted since
+    topic_id: int | None
+    exam_id: int | None
+    correct: bool
+    answered_at: datetime
 
 
 class AnswerLog(Protocol):
@@ -144,9 +151,9 @@ def rebuild_readiness(
         """Apply the waiting answers at each boundary before this attempt, as the batches did."""
         while boundaries and boundaries[0] < attempt_id:
             boundary = boundaries.popleft()
-            done = [a for a in waiting if a[0] <= boundary]
+            done = [a for a in waiting if a.attempt_id <= boundary]
             learn_items(in_use, items, done)
-            batched.update(question_id for _, question_id, _, _ in done)
+            batched.update(a.question_id for a in done)
             del waiting[: len(done)]
 
     def replay(rows: Iterator[LoggedAnswer], up_to: int | None = None) -> int:
@@ -169,17 +176,17 @@ def rebuild_readiness(
                 sums[(learner_id, topic_id)] = (
                     sums.get((learner_id, topic_id), 0.0) + items[question_id].difficulty
                 )
-            answer = (attempt_id, question_id, topic_id, exam_id, correct)
+            answer = ModelAnswer(question_id, topic_id, exam_id, correct)
             done = exam_counts.get(key, 0)
             measure = done >= lengths.get(key, 0) - MOVERS_KEPT  # newer ones: always
-            moved = replay_answers(
-                in_use, state, items, [answer], measure=measure, item_answers=waiting
-            )
-            if moved:
+            (effect,) = replay_answers(in_use, state, items, [answer], measure=measure)
+            if effect.learner_logit is not None and question_id is not None:
+                waiting.append(ItemAnswer(attempt_id, question_id, correct, effect.learner_logit))
+            if effect.points is not None:
                 kept = movers.get(key)
                 if kept is None:
                     kept = movers[key] = deque(maxlen=MOVERS_KEPT)
-                kept.extend(moved)
+                kept.append(Mover(attempt_id, topic_id, question_id, correct, effect.points))
             exam_counts[key] = done + 1
             # When each state last moved: the explanations say how recent the answers are.
             exam_last[key] = at
@@ -245,7 +252,7 @@ def rebuild_readiness(
             batch_size=2000,
         )
         # The next batch applies the answers after the last boundary with these logits.
-        log.keep_logits({attempt_id: logit for attempt_id, _, _, logit in waiting})
+        log.keep_logits({a.attempt_id: a.learner_logit for a in waiting})
     report.learners, report.questions = len(counts), len(batched)
     if progress is not None:
         progress(report.answers)

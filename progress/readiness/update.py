@@ -6,6 +6,7 @@ rebuild replays."""
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db import connection, models
 from django.utils import timezone
@@ -16,13 +17,34 @@ from progress.readiness.in_use import ModelInUse, current_model, model_of
 from progress.readiness.lock_query import lock_abilities
 from progress.readiness.models import ExamAbility, Mover, TopicReadiness
 
-# One answer for the model: (attempt id, question id or None, topic id, exam id, correct).
-ModelAnswer = tuple[int, int | None, int | None, int | None, bool]
 
-# What an answer leaves for the batched update of its question's difficulty (see
-# progress.readiness.batches): (attempt id, question id, right, the learner's logit without
-# the question's difficulty).
-ItemAnswer = tuple[int, int, bool, float]
+class ModelAnswer(NamedTuple):
+    """One answer for the model, in the order answered."""
+
+    question_id: int | None  # None: a question deleted since
+    topic_id: int | None
+    exam_id: int | None
+    correct: bool
+
+
+class Effect(NamedTuple):
+    """What replaying one answer did (see `replay_answers`)."""
+
+    # The learner's logit without the question's difficulty: what the question's batched
+    # update starts from (see progress.readiness.batches). None without a question state.
+    learner_logit: float | None
+    # By how many percentage points it moved its topic's readiness; None when not measured.
+    points: float | None
+
+
+class ItemAnswer(NamedTuple):
+    """What an answer leaves for the batched update of its question's difficulty (see
+    progress.readiness.batches)."""
+
+    attempt_id: int
+    question_id: int
+    correct: bool
+    learner_logit: float
 
 
 def replay_answers(
@@ -32,18 +54,18 @@ def replay_answers(
     answers: Sequence[ModelAnswer],
     *,
     measure: bool = True,
-    item_answers: list[ItemAnswer] | None = None,
-) -> list[Mover]:
+) -> list[Effect]:
     """Apply answers in order to a learner's state on one exam (changed in place), reading the
     questions' states without changing them: their difficulties move later, in batches (see
-    progress.readiness.batches), from what each answer appends to `item_answers`. The same
-    steps for an answer recorded now and for one replayed by a rebuild. Returns what each
-    answer did to its topic's readiness (a typical question of the topic, in percentage
-    points), for the explanations; with `measure` False (a rebuild's answers older than the
-    ones kept) nothing is measured, which halves the cost."""
+    progress.readiness.batches), from each answer's `learner_logit`. The same steps for an
+    answer recorded now and for one replayed by a rebuild. Returns what each answer did, in
+    the order of `answers`: with `measure`, how far it moved its topic's readiness (a typical
+    question of the topic, in percentage points), for the explanations; with `measure` False
+    (a rebuild's answers older than the ones kept) nothing is measured, which halves the
+    cost."""
     model = in_use.model
-    moved: list[Mover] = []
-    for attempt_id, question_id, topic_id, _, correct in answers:
+    effects: list[Effect] = []
+    for question_id, topic_id, _, correct in answers:
         item = items.get(question_id) if question_id is not None else None
         if measure:
             before = model.topic_readiness(learner, str(topic_id)).probability
@@ -54,14 +76,13 @@ def replay_answers(
             correct,
             item=item if item is not None else in_use.new_item(),
         )
-        if item is not None and question_id is not None and item_answers is not None:
-            item_answers.append((attempt_id, question_id, correct, logit + item.difficulty))
+        learner_logit = logit + item.difficulty if item is not None else None
+        points = None
         if measure:
             after = model.topic_readiness(learner, str(topic_id)).probability
-            moved.append(
-                (attempt_id, int(topic_id or 0), question_id, correct, 100 * (after - before))
-            )
-    return moved
+            points = 100 * (after - before)
+        effects.append(Effect(learner_logit, points))
+    return effects
 
 
 def lock(
@@ -116,11 +137,12 @@ class ReadinessUpdate:
     abilities: dict[int, ExamAbility]
     attempt_ids: list[int] = field(default_factory=list)  # taken by `lock`, PostgreSQL only
     topic_rows: dict[int, TopicReadiness] = field(default_factory=dict)
-    item_answers: list[ItemAnswer] = field(default_factory=list)
+    # Per exam answered: the learner's state after the answers, and each answer with its
+    # place among them and its effect, which become movers once the attempts have ids.
+    _changes: dict[int, "_ExamChange"] = field(default_factory=dict)
     _topic_ids: list[int] = field(default_factory=list)
     _topic_states: dict[int, learner_model.LearnerTopicState] = field(default_factory=dict)
     _sums: dict[int, float] = field(default_factory=dict)
-    _answered: set[int] = field(default_factory=set)
 
     def apply(
         self,
@@ -129,59 +151,78 @@ class ReadinessUpdate:
         items: Mapping[int, learner_model.ItemState],
         topic_rows: Sequence[TopicReadiness],
     ) -> dict[int, float]:
-        """Update the learner's abilities and topics after these answers (in memory: `save`
-        writes them), reading the questions' states in `items` (each question answered; the
-        caller gives a new question its starting state). Readiness on an exam moves only with
-        answers to that exam's questions: each exam has its own overall ability. `counts`
-        holds the learner's [right, wrong] answers to each question before these, a feature of
-        a question met before; `topic_rows` the learner's rows of the topics answered. The
-        answers' attempt ids are their positions in `answers` until `save` is given the real
-        ones (as -1 - position meanwhile). Returns, per position, the learner's logit without
-        the question's difficulty, which the attempt keeps for the batched update of the
-        question. No query."""
-        numbered = [(-n - 1, *a[1:]) for n, a in enumerate(answers)]
-        mine_all = [a for a in numbered if a[2] is not None and a[3] in self.abilities]
-        if not mine_all:
+        """Update the learner's abilities and topics after these answers (in memory:
+        `statements` writes them), reading the questions' states in `items` (each question
+        answered; the caller gives a new question its starting state). Readiness on an exam
+        moves only with answers to that exam's questions: each exam has its own overall
+        ability. `counts` holds the learner's [right, wrong] answers to each question before
+        these, a feature of a question met before; `topic_rows` the learner's rows of the
+        topics answered. Returns, by the answer's place in `answers`, the learner's logit
+        without the question's difficulty, which the attempt keeps for the batched update of
+        the question. No query."""
+        answered = [
+            (place, answer)
+            for place, answer in enumerate(answers)
+            if answer.topic_id is not None and answer.exam_id in self.abilities
+        ]
+        if not answered:
             return {}
         model = self.in_use.model
-        self._topic_ids = sorted({int(a[2] or 0) for a in mine_all})
+        self._topic_ids = sorted({int(answer.topic_id or 0) for _, answer in answered})
         self.topic_rows = {row.topic_id: row for row in topic_rows}
         sums = {row.topic_id: row.difficulty_sum for row in topic_rows}
+        logits: dict[int, float] = {}
         for exam_id, ability in self.abilities.items():
-            mine = [a for a in mine_all if a[3] == exam_id]
+            mine = [(place, answer) for place, answer in answered if answer.exam_id == exam_id]
             if not mine:
                 continue
-            touched = {int(topic_id or 0) for _, _, topic_id, _, _ in mine}
+            touched = {int(answer.topic_id or 0) for _, answer in mine}
             state = ability.learner_state(model, [r for r in topic_rows if r.topic_id in touched])
-            for _, question_id, topic_id, _, _ in mine:
-                if question_id is not None:
-                    topic = model.topic_state(state, str(topic_id))
-                    topic.items[str(question_id)] = list(counts.get(question_id, [0, 0]))
-                    item = items.get(question_id)
-                    sums[int(topic_id or 0)] = sums.get(int(topic_id or 0), 0.0) + (
+            for _, answer in mine:
+                if answer.question_id is not None:
+                    topic = model.topic_state(state, str(answer.topic_id))
+                    topic.items[str(answer.question_id)] = list(
+                        counts.get(answer.question_id, [0, 0])
+                    )
+                    item = items.get(answer.question_id)
+                    topic_key = int(answer.topic_id or 0)
+                    sums[topic_key] = sums.get(topic_key, 0.0) + (
                         item.difficulty if item is not None else 0.0
                     )
-            moved = replay_answers(self.in_use, state, items, mine, item_answers=self.item_answers)
-            ability.absorb(state, moved, len(mine))
-            self._answered.add(exam_id)
+            places, exam_answers = [place for place, _ in mine], [answer for _, answer in mine]
+            effects = replay_answers(self.in_use, state, items, exam_answers)
+            for place, effect in zip(places, effects, strict=True):
+                if effect.learner_logit is not None:
+                    logits[place] = effect.learner_logit
+            self._changes[exam_id] = _ExamChange(state, places, exam_answers, effects)
             for topic_id in touched:
                 self._topic_states[topic_id] = state.topics[str(topic_id)]
         self._sums = sums
-        return {-placeholder - 1: logit for placeholder, _, _, logit in self.item_answers}
+        return logits
 
     def statements(self, attempt_ids: Sequence[int]) -> list[Statement]:
-        """The writes of what `apply` computed, the answers' positions replaced by their
-        attempts' ids: one update per exam answered, one upsert of the topics (for
+        """The writes of what `apply` computed, given the answers' attempts' ids (in the order
+        of its `answers`): one update per exam answered, one upsert of the topics (for
         courseiva.lib.sql.run_together: they touch the learner's own rows, none twice)."""
         if not self._topic_ids:
             return []
         now = timezone.now()
         statements = []
-        for exam_id in sorted(self._answered):
+        for exam_id, change in sorted(self._changes.items()):
             ability = self.abilities[exam_id]
-            ability.movers = [
-                [attempt_ids[-m[0] - 1], *m[1:]] if m[0] < 0 else m for m in ability.movers
+            moved = [
+                Mover(
+                    attempt_ids[place],
+                    int(answer.topic_id or 0),
+                    answer.question_id,
+                    answer.correct,
+                    effect.points or 0.0,
+                )
+                for place, answer, effect in zip(
+                    change.places, change.answers, change.effects, strict=True
+                )
             ]
+            ability.absorb(change.state, moved, len(moved))
             ability.updated_at = now
             # Its row is locked (see `lock`): a plain write of the new state.
             statements.append(update(ability, ABILITY_WRITTEN))
@@ -194,6 +235,15 @@ class ReadinessUpdate:
         ]
         statements.append(upsert(TopicReadiness, ["learner_id", "topic_id"], TOPIC_WRITTEN, topics))
         return statements
+
+
+class _ExamChange(NamedTuple):
+    """What `apply` computed for one exam, for `statements` to write."""
+
+    state: learner_model.LearnerState  # the learner's, after the answers
+    places: list[int]  # the answers' places in apply's `answers`
+    answers: list[ModelAnswer]
+    effects: list[Effect]
 
 
 # Written out rather than built by the ORM on every answer: its statement compilation cost
