@@ -1,13 +1,20 @@
 """The shape of the code, checked: the learner model stays plain Python, no import cycle, the
-learner side's rooms depend one way, and `questions` never imports `progress`.
+rooms of both apps depend one way, `questions` never imports `progress`, the project's
+library imports no app, no model is looked up by name, SQL text is written only where it is
+named for, and no room reads the tables of a room above it.
 
 Imports are read from the source with `ast`, every one of them: at the top of a module, inside
 a function (a lazy import) and under `if TYPE_CHECKING:`.
 """
 
 import ast
+import re
 import sys
 from pathlib import Path
+
+import pytest
+from django.apps import apps as registry
+from django.db import models
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ("courseiva", "questions", "progress")
@@ -192,3 +199,241 @@ def test_no_module_of_the_apps_is_over_700_lines():
         if not name.startswith("progress.engine")
     }
     assert {name: lines for name, lines in long.items() if lines > MAX_MODULE_LINES} == {}
+
+
+# --- The project package and the bank's rooms --------------------------------------------
+
+
+def test_the_projects_library_imports_no_app_and_the_rest_only_wires_them():
+    """courseiva/lib/ holds plain helpers: no app. The rest of courseiva/ is wiring and
+    site-wide endpoints: only the URL configuration names an app's module (settings name
+    them as strings)."""
+    offending = []
+    for module, targets in import_graph().items():
+        if not module.startswith("courseiva") or module == "courseiva.urls":
+            continue
+        offending += [
+            f"{module} imports {target}"
+            for target in targets
+            if target.split(".")[0] in {"questions", "progress"}
+        ]
+    assert offending == []
+
+
+# The bank's rooms and those each may import: media <- pages <- bank. Every room may use the
+# centre (models.py, markup.py), which imports no room; the admin, its forms, the URLs, the
+# commands and the template tags import any.
+BANK_ROOMS_MAY_IMPORT = {"media": set(), "pages": {"media"}, "bank": {"pages", "media"}}
+BANK_CENTRE = {"questions.models", "questions.markup"}
+
+
+def bank_room(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] != "questions" or len(parts) < 2 or parts[1] not in BANK_ROOMS_MAY_IMPORT:
+        return None
+    return parts[1]
+
+
+def test_the_banks_rooms_depend_one_way():
+    offending = []
+    for module, targets in import_graph().items():
+        here = bank_room(module)
+        if here is None and module not in BANK_CENTRE:
+            continue
+        allowed = BANK_ROOMS_MAY_IMPORT.get(here or "", set())
+        offending += [
+            f"{module} imports {target}"
+            for target in targets
+            if (there := bank_room(target)) is not None and there != here and there not in allowed
+        ]
+    assert offending == []
+
+
+# --- Look-ups and SQL text -----------------------------------------------------------------
+
+
+def calls_named(tree: ast.AST, name: str) -> list[int]:
+    """The lines where an attribute or a function of this name is called or read."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.Attribute) and node.attr == name)
+        or (isinstance(node, ast.Name) and node.id == name)
+    ]
+
+
+def test_no_model_is_looked_up_in_the_app_registry():
+    """apps.get_model() outside migrations hides an import (and so a dependency the checks
+    above cannot see): hand the data in, or move the code to the room that owns it."""
+    offending = [
+        f"{name}:{line}"
+        for name, path in project_modules().items()
+        for line in calls_named(ast.parse(path.read_text()), "get_model")
+    ]
+    assert offending == []
+
+
+# A statement's first words, as SQL text starts (upper case, as this code writes it).
+SQL_TEXT = re.compile(
+    r"^\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|WITH)\s|\bON CONFLICT\b|\bRETURNING\b"
+)
+
+
+def sql_text(tree: ast.AST) -> list[int]:
+    """The lines of string literals (f-strings' parts included) that are SQL text, and of
+    `quote_name` and `cursor()`: docstrings left out (they may quote a statement)."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    lines = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and SQL_TEXT.search(node.value)
+    ]
+    return lines + calls_named(tree, "quote_name") + calls_named(tree, "cursor")
+
+
+def named_for_queries(module: str) -> bool:
+    """The SQL library, and the modules named for the queries they hold."""
+    last = module.rsplit(".", 1)[-1]
+    return module == "courseiva.lib.sql" or last in {"query", "queries"} or last.endswith("_query")
+
+
+def test_the_sql_finder_finds_sql_text():
+    found = ast.parse(
+        '''"""A docstring may say INSERT INTO x ... ON CONFLICT."""
+def f(t):
+    """SELECT in a docstring is fine."""
+    a = "plain words, nothing to see"
+    b = f"SELECT id FROM {t}"
+    c = "UPDATE x SET y = 1"
+    d = connection.ops.quote_name("x")
+    with connection.cursor() as e:
+        pass
+'''
+    )
+    assert sorted(set(sql_text(found))) == [5, 6, 7, 8]
+
+
+def test_sql_text_is_written_only_in_the_sql_library_and_modules_named_for_queries():
+    offending = [
+        f"{name}:{line}"
+        for name, path in project_modules().items()
+        if not named_for_queries(name)
+        for line in sorted(set(sql_text(ast.parse(path.read_text()))))
+    ]
+    assert offending == []
+
+
+# --- Tables --------------------------------------------------------------------------------
+
+
+def model_room(model: type[models.Model]) -> str | None:
+    """The room of the learner side a model lives in, "questions" for the bank's, None for
+    Django's and the libraries'."""
+    top = model.__module__.split(".")[0]
+    if top == "questions":
+        return "questions"
+    return room(model.__module__) if top == "progress" else None
+
+
+def may_read(here: str, there: str) -> bool:
+    """Whether code of room (or app) `here` may read the tables of `there`."""
+    if there in {here, "accounts", "questions"}:
+        return here != "questions" or there == "questions"
+    return there in ROOMS_MAY_IMPORT.get(here, set())
+
+
+def reverse_lookups() -> dict[str, str]:
+    """The names by which the ORM reaches a model's table from a model of a room below it
+    (`question__attempts`, `Count("attempts")`), by the room of the table reached."""
+    found = {}
+    for model in registry.get_models():
+        owner = model_room(model)
+        if owner is None:
+            continue
+        for field in model._meta.get_fields():
+            # The model's own foreign keys (not the reverse sides others give it).
+            if not isinstance(field, models.ForeignObject | models.ManyToManyField):
+                continue
+            if not field.related_model:
+                continue
+            target = model_room(field.related_model)
+            if target is None or target == owner or field.remote_field.related_name == "+":
+                continue
+            found[field.related_query_name()] = owner
+    return found
+
+
+# The ORM's calls whose string arguments or keywords are lookups.
+LOOKUP_CALLS = {
+    "filter", "exclude", "get", "annotate", "aggregate", "values", "values_list", "order_by",
+    "select_related", "prefetch_related", "only", "defer", "Count", "Sum", "Max", "Min", "Avg",
+    "Q", "F", "OuterRef", "Exists", "Prefetch",
+}  # fmt: skip
+
+
+def lookups_in(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, first part) of each lookup written in an ORM call of the module."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name not in LOOKUP_CALLS:
+            continue
+        words: list[object] = [k.arg for k in node.keywords if k.arg]
+        words += [a.value for a in node.args if isinstance(a, ast.Constant)]
+        found += [(node.lineno, w.split("__")[0]) for w in words if isinstance(w, str)]
+    return found
+
+
+def test_no_room_reads_the_tables_of_a_room_above_it():
+    """By importing a model (test_rooms_depend_one_way), by naming its table in SQL text, or
+    through the ORM's reverse relations from a model of its own (`attempts__...`)."""
+    tables = {
+        model._meta.db_table: model_room(model)
+        for model in registry.get_models()
+        if model_room(model) is not None
+    }
+    reverse = reverse_lookups()
+    assert reverse["attempts"] == "practice"  # Attempt.question: the detector sees it
+    offending = []
+    for name, path in project_modules().items():
+        here = "questions" if name.startswith("questions") else room(name)
+        if here is None or here not in {*ROOMS_MAY_IMPORT, "questions"}:
+            continue  # indexes, commands, shared modules: checked by their imports
+        source = path.read_text()
+        tree = ast.parse(source)
+        for table, owner in tables.items():
+            if owner and not may_read(here, owner) and re.search(rf"\b{table}\b", source):
+                offending.append(f"{name} names the table {table} ({owner})")
+        for line, word in lookups_in(tree):
+            owner = reverse.get(word)
+            if owner and not may_read(here, owner):
+                offending.append(f"{name}:{line} reads {owner} through {word!r}")
+    assert offending == []
+
+
+@pytest.mark.parametrize(
+    ("here", "there", "allowed"),
+    [
+        ("readiness", "practice", False),
+        ("practice", "readiness", True),
+        ("questions", "practice", False),
+        ("practice", "questions", True),
+        ("cohorts", "mocks", True),
+        ("accounts", "readiness", False),
+    ],
+)
+def test_which_room_may_read_which_tables(here, there, allowed):
+    assert may_read(here, there) is allowed
