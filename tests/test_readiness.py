@@ -1,5 +1,6 @@
-"""The readiness learner model (progress.engine.learner_model), the log replay and metrics
-(progress.engine.evaluation) and `manage.py evaluate_readiness`."""
+"""The readiness learner model (progress.engine.learner_model) and its fitter
+(progress.engine.fitting), the log replay and metrics (progress.engine.evaluation) and
+`manage.py evaluate_readiness`."""
 
 import json
 import math
@@ -12,7 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from progress.engine import evaluation, learner_model
+from progress.engine import evaluation, fitting, learner_model
 from progress.engine.learner_model import (
     FEATURES,
     PROFILE_SIZE,
@@ -227,16 +228,14 @@ def test_the_fast_training_replay_agrees_with_the_public_model():
     log = synthetic_log(rng, learners=30, answers=25)
     sequences = list(log.values())
     items, topics = {}, {}
-    blocks = learner_model._encode(sequences, items, topics)
-    config = learner_model.FitConfig()
-    weights = learner_model._Weights(len(items), len(topics), config, rng)
+    blocks = fitting._encode(sequences, items, topics)
+    config = fitting.FitConfig()
+    weights = fitting._Weights(len(items), len(topics), config, rng)
     weights.set_priors(blocks, config)
-    filt = learner_model._Filter(0.4, 0.2, 0.3, 0.01, 0.003)
-    learner_model._train(weights, blocks, config, filt, rng)
-    logits, _ = learner_model._filtered_logits(
-        weights, learner_model._base_logits(weights, blocks), filt
-    )
-    model = ReadinessModel(learner_model._params(weights, items, topics, filt, 1.0, 0.0))
+    filt = fitting._Filter(0.4, 0.2, 0.3, 0.01, 0.003)
+    fitting._train(weights, blocks, config, filt, rng)
+    logits, _ = fitting._filtered_logits(weights, fitting._base_logits(weights, blocks), filt)
+    model = ReadinessModel(fitting._params(weights, items, topics, filt, 1.0, 0.0))
     replayed, _ = evaluation.replay(model, log)
     assert replayed == pytest.approx([learner_model.sigmoid(z) for z in logits], abs=1e-12)
 

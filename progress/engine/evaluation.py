@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from progress.engine import learner_model
+from progress.engine import fitting
 from progress.engine.learner_model import Answer, ReadinessModel
 
 COLUMNS = ("user_id", "item_id", "timestamp", "correct", "skill_id")
@@ -228,7 +228,7 @@ class Evaluation:
     scores: Scores
     fit_seconds: float
     replay_seconds: float
-    fit_report: learner_model.FitReport
+    fit_report: fitting.FitReport
 
     def table(self, train_name: str, test_name: str) -> list[str]:
         """A small human-readable summary (the JSON line is printed apart)."""
@@ -273,7 +273,7 @@ def evaluate(train: Log, test: Log, *, seed: int = 0) -> Evaluation:
     """Fit on the train learners alone (hyper-parameters included), then replay the test
     learners, each answer predicted from that learner's earlier answers only."""
     started = time.perf_counter()
-    model, report = learner_model.fit(list(train.values()), seed=seed)
+    model, report = fitting.fit(list(train.values()), seed=seed)
     fitted = time.perf_counter()
     predictions, outcomes = replay(model, test)
     done = time.perf_counter()

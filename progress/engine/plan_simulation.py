@@ -13,7 +13,7 @@ Steps, for a seed:
 
 1. Training learners (`train_learners`, with histories drawn as the test learners' are
    below: as many answers, on the same topics, unanswered questions first, learning as they
-   go) are fitted with `learner_model.fit`, as the site's model is fitted on its learners.
+   go) are fitted with `fitting.fit`, as the site's model is fitted on its learners.
 2. Each test learner has a history before day 0 (`history` answers on random topics, each
    topic at least MIN_TOPIC_ANSWERS times), learning as they go, which updates their model
    state. Then the learner is copied into two twins with the same abilities, history and
@@ -100,7 +100,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from progress.engine import evaluation, learner_model
+from progress.engine import evaluation, fitting
 from progress.engine.forecast import MIN_TOPIC_ANSWERS
 from progress.engine.learner_model import Answer, LearnerState, ReadinessModel, sigmoid
 from progress.engine.learning_gain import FITTED_GAIN, LearningGain
@@ -527,7 +527,7 @@ def simulate_plan(
     config.check()
     exam = _make_exam(config, random.Random(f"{seed}/exam"))  # noqa: S311
     sequences = _training(exam, config, gain, random.Random(f"{seed}/train"))  # noqa: S311
-    model, _report = learner_model.fit(sequences, seed=seed)
+    model, _report = fitting.fit(sequences, seed=seed)
     n_topics = len(exam.topics)
     topics_items = [
         [(item, model.params.items.get(item)) for item in items] for items in exam.items

@@ -25,7 +25,7 @@ Steps, for a seed:
 
 1. A training population (`train_learners`, each answering 60 to 200 practice questions of
    random topics, each question drawn at random from its topic) is fitted with
-   `learner_model.fit`.
+   `fitting.fit`.
 2. Each test learner practises a random number of answers (30 to 200; every topic gets at
    least MIN_TOPIC_ANSWERS of them, the rest go to random topics, in random order), which
    update a fresh learner state with `learn_item=False`: a test learner's answers do not
@@ -60,7 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from progress.engine import evaluation, learner_model
+from progress.engine import evaluation, fitting
 from progress.engine.forecast import (
     MIN_TOPIC_ANSWERS,
     ExamForecast,
@@ -153,7 +153,7 @@ class SimulationResult:
     fit_seconds: float
     forecast_ms: float  # mean time of one forecast_exam call
     seconds: float
-    fit_report: learner_model.FitReport
+    fit_report: fitting.FitReport
     outcomes: list[LearnerOutcome] = field(default_factory=list, repr=False)
 
     def as_dict(self) -> dict[str, float | int]:
@@ -329,7 +329,7 @@ def simulate(
     under the true model (see the module docstring). Deterministic for a seed; the exam and
     the training population do not depend on the number of test learners.
 
-    Costs one `learner_model.fit` (a few seconds for 400 learners), then per test learner its
+    Costs one `fitting.fit` (a few seconds for 400 learners), then per test learner its
     practice updates and one forecast (a few milliseconds). Raises ValueError on fewer than
     MIN_LEARNERS test or MIN_TRAIN_LEARNERS training learners, or a shape that cannot be
     simulated."""
@@ -351,7 +351,7 @@ def simulate(
         train_learners,
         random.Random(f"{seed}/train"),  # noqa: S311
     )
-    model, report = learner_model.fit(sequences, seed=seed)
+    model, report = fitting.fit(sequences, seed=seed)
     fit_seconds = time.perf_counter() - started
 
     oracle = _oracle(exam)

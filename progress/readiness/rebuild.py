@@ -14,7 +14,7 @@ from typing import NamedTuple, Protocol
 from django.db import transaction
 from django.utils import timezone
 
-from progress.engine import learner_model
+from progress.engine import fitting, learner_model
 from progress.readiness.batches import learn_items, lock_out_answers
 from progress.readiness.in_use import current_model
 from progress.readiness.models import (
@@ -39,7 +39,7 @@ class RebuildReport:
     answers: int = 0
     questions: int = 0
     fit: ReadinessFit | None = None
-    fit_report: learner_model.FitReport | None = None
+    fit_report: fitting.FitReport | None = None
     fit_skipped: str = ""  # why no fit was made, when one was asked for
 
 
@@ -74,7 +74,7 @@ class AnswerLog(Protocol):
 
 def fit_on_attempts(
     log: AnswerLog, seed: int = 0
-) -> tuple[ReadinessFit | None, learner_model.FitReport | None, str]:
+) -> tuple[ReadinessFit | None, fitting.FitReport | None, str]:
     """Fit the model's parameters on the site's attempts and store them as the fit in use;
     (None, None, why) when there are too few. A learner's answers to each exam are a sequence
     of their own, as readiness keeps them apart. Reads every attempt once."""
@@ -97,7 +97,7 @@ def fit_on_attempts(
                 f"{MIN_FIT_ANSWERS} by {MIN_FIT_LEARNERS} are needed): the parameters in use stay."
             ),
         )
-    model, report = learner_model.fit(list(sequences.values()), seed=seed)
+    model, report = fitting.fit(list(sequences.values()), seed=seed)
     params = model.params
     params.items = {k: v for k, v in params.items.items() if k.isdigit()}
     fit = ReadinessFit.objects.create(
