@@ -2,12 +2,15 @@
 (progress.engine.fitting), the log replay and metrics (progress.engine.evaluation) and
 `manage.py evaluate_readiness`."""
 
+import copy
+import dataclasses
 import json
 import math
 import random
 from datetime import timedelta
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -238,6 +241,109 @@ def test_the_fast_training_replay_agrees_with_the_public_model():
     model = ReadinessModel(fitting._params(weights, items, topics, filt, 1.0, 0.0))
     replayed, _ = evaluation.replay(model, log)
     assert replayed == pytest.approx([learner_model.sigmoid(z) for z in logits], abs=1e-12)
+
+
+def random_weights(
+    rng: random.Random,
+) -> tuple[
+    evaluation.Log, dict[str, int], dict[str, int], list[list[fitting._Row]], fitting._Weights
+]:
+    """A log whose questions repeat (their counts enter the logit) on four topics, encoded,
+    and fitted weights with every term random."""
+    log = {
+        f"u{learner}": [
+            (f"i{k}", f"s{k % 4}", rng.random() < 0.6)
+            for k in (rng.randrange(15) for _ in range(rng.randint(1, 40)))
+        ]
+        for learner in range(12)
+    }
+    items: dict[str, int] = {}
+    topics: dict[str, int] = {}
+    blocks = fitting._encode(list(log.values()), items, topics)
+    config = fitting.FitConfig()
+    weights = fitting._Weights(len(items), len(topics), config, rng)
+    weights.set_priors(blocks, config)
+
+    def noise(values: list) -> list:
+        return [noise(v) if isinstance(v, list) else rng.gauss(0.0, 0.7) for v in values]
+
+    weights.bias = rng.gauss(0.0, 0.7)
+    for name in (
+        "weights",
+        "patterns",
+        "total_patterns",
+        "topic_difficulty",
+        "topic_wins",
+        "topic_fails",
+        "item_difficulty",
+        "topic_context",
+        "item_context",
+        "profiles",
+    ):
+        setattr(weights, name, noise(getattr(weights, name)))
+    return log, items, topics, blocks, weights
+
+
+def test_every_sum_of_the_logit_agrees_with_the_public_model(monkeypatch):
+    # The fitter sums the logit through learner_model.logit_sum, as the model does, except
+    # where speed made it split the sum: the held-out replay adds the filtered terms to a
+    # base summed once, and the context means sum the streak terms alone. Each is checked
+    # against ReadinessModel's logit on random parameters and learner states, and so is
+    # the training pass's call (its logits recorded with the learning rate at 0, so that
+    # nothing moves but the filter, as in the model's replay).
+    rng = random.Random(5)
+    for setting in range(6):
+        log, items, topics, blocks, weights = random_weights(rng)
+        filt = fitting._Filter(
+            **{name: rng.choice(grid) for name, grid in fitting._FILTER_GRID.items()}
+        )
+        if setting == 0:  # the profiles switched off
+            filt = fitting._Filter(**{**filt.as_dict(), "profile_variance": 0.0})
+            filt = fitting._Filter(**{**filt.as_dict(), "extra_profile_variance": 0.0})
+        model = ReadinessModel(fitting._params(weights, items, topics, filt, 1.0, 0.0))
+        # The model's logits, and apart its streak terms: the logit for the question less
+        # the logit for no question in particular, with the question's own counts weighed
+        # 0 and no context means, so that only the streak terms differ.
+        streaks_only = ReadinessModel(copy.deepcopy(model.params))
+        streaks_only.params.context_means = {}
+        for name in ("item_wins", "item_fails"):
+            streaks_only.params.weights[FEATURES.index(name)] = 0.0
+        expected, streak_sums, streak_counts = [], {}, {}
+        for answers in log.values():
+            learner, other = model.new_learner(), streaks_only.new_learner()
+            for item_id, topic_id, correct in answers:
+                item = model.params.items[item_id]
+                streak = (
+                    streaks_only.predict(other, topic_id, item_id, item=item).logit
+                    - streaks_only.predict(other, topic_id, item=item).logit
+                )
+                streak_sums[topic_id] = streak_sums.get(topic_id, 0.0) + streak
+                streak_counts[topic_id] = streak_counts.get(topic_id, 0) + 1
+                streaks_only.update_learner(other, topic_id, item_id, correct, item=item)
+                expected.append(
+                    model.update_learner(learner, topic_id, item_id, correct, item=item)
+                )
+
+        held_out, _ = fitting._filtered_logits(weights, fitting._base_logits(weights, blocks), filt)
+        assert held_out == pytest.approx(expected, abs=1e-12)
+
+        trained: list[float] = []
+
+        def recorded(*terms: Any, trained: list[float] = trained) -> float:
+            logit = learner_model.logit_sum(*terms)
+            trained.append(logit)
+            return logit
+
+        with monkeypatch.context() as patch:
+            patch.setattr(fitting, "logit_sum", recorded)
+            still = dataclasses.replace(fitting.FitConfig(), learning_rate=0.0)
+            fitting._train_epoch(weights.copy(), blocks, range(len(blocks)), still, filt)
+        assert trained == pytest.approx(expected, abs=1e-12)
+
+        means = fitting._context_means(weights, blocks, topics, filt.context_scale)
+        assert means == pytest.approx(
+            {t: streak_sums[t] / streak_counts[t] for t in streak_sums}, abs=1e-12
+        )
 
 
 def synthetic_log(rng: random.Random, *, learners: int, answers: int) -> evaluation.Log:

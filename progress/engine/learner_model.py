@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import mul
 from typing import Any
@@ -425,6 +426,51 @@ def context(overall: LearnerTopicState, topic: LearnerTopicState) -> tuple[float
     return (_SIGNS[overall.last][0], *_SIGNS[topic.last])
 
 
+def logit_sum(
+    bias: float = 0.0,
+    topic_difficulty: float = 0.0,
+    item_difficulty: float = 0.0,
+    win_weight: float = 0.0,
+    fail_weight: float = 0.0,
+    weights: Sequence[float] = (),
+    history: Sequence[float] = (0.0, 0.0),
+    pattern_weight: float = 0.0,
+    streak_weight: float = 0.0,
+    topic_context: Sequence[float] = (),
+    item_context: Sequence[float] = (),
+    context_scale: float = 1.0,
+    answer_context: Sequence[float] = (),
+    ability: float = 0.0,
+    topic_ability: float = 0.0,
+    learner_profile: Sequence[float] = (),
+    item_profile: Sequence[float] = (),
+) -> float:
+    """The logit of the module docstring, before the Platt scaling: the one place it is
+    summed, for the model and for the fitter's replays. `history` is the answer's FEATURES,
+    `streak_weight` the total pattern's weight (or, for no particular question, the mean of
+    the streak terms), `answer_context` its CONTEXT; a term left out counts as 0.
+
+    The fitter calls it once per answer in its hot loop: positional arguments and no
+    branches keep that call at about 0.3% of a fit's instructions. The order of the sum is
+    part of the contract: the logits the site stored were summed in this order, and a
+    replay must give them again to the last bit."""
+    z = (
+        bias
+        - topic_difficulty
+        - item_difficulty
+        + win_weight * history[0]
+        + fail_weight * history[1]
+        + sum(map(mul, weights, history))
+        + pattern_weight
+        + streak_weight
+        + sum(map(mul, topic_context, answer_context))
+        + ability
+        + topic_ability
+    )
+    z += context_scale * sum(map(mul, item_context, answer_context))
+    return z + sum(map(mul, learner_profile, item_profile))
+
+
 _AVERAGE_TOPIC = TopicParams()
 _AVERAGE_ITEM = ItemState()
 
@@ -474,7 +520,7 @@ class ReadinessModel:
         item: ItemState,
         item_id: str | None,
     ) -> float:
-        """Written as in `fitting._train_epoch`, term for term, so the two agree to the last bit.
+        """The logit of the module docstring, summed by `logit_sum` as in the fitter's replays.
 
         Without a question (`item_id` None: topic readiness, and the forecast of a question
         met fresh) the streak terms, the total pattern and the context, are replaced by their
@@ -482,34 +528,37 @@ class ReadinessModel:
         goes after the last few, a short-term effect rather than what the learner knows, and
         a question met later, on an exam, does not follow those answers."""
         p = self.params
-        tp = p.topics.get(topic_id, _AVERAGE_TOPIC)
-        x = features(learner.overall, topic, item_id)
-        own = None
+        overall = learner.overall
+        topic_params = p.topics.get(topic_id, _AVERAGE_TOPIC)
+        topic_context: Sequence[float] = ()
+        item_context: Sequence[float] = ()
+        answer_context: Sequence[float] = ()
         if item_id is None:
-            streak, context_term = p.context_means.get(topic_id, 0.0), 0.0
+            streak_weight = p.context_means.get(topic_id, 0.0)
         else:
-            ctx = context(learner.overall, topic)
-            own = p.item_context.get(item_id)
-            streak = p.total_pattern_weights[learner.overall.last]
-            context_term = sum(map(mul, tp.context_weights, ctx))
-        z = (
-            p.bias
-            - tp.difficulty
-            - item.difficulty
-            + tp.win_weight * x[0]
-            + tp.fail_weight * x[1]
-            + sum(map(mul, p.weights, x))
-            + p.pattern_weights[topic.last]
-            + streak
-            + context_term
-            + learner.overall.ability
-            + topic.ability
+            streak_weight = p.total_pattern_weights[overall.last]
+            topic_context = topic_params.context_weights
+            item_context = p.item_context.get(item_id, ())
+            answer_context = context(overall, topic)
+        return logit_sum(
+            p.bias,
+            topic_params.difficulty,
+            item.difficulty,
+            topic_params.win_weight,
+            topic_params.fail_weight,
+            p.weights,
+            features(overall, topic, item_id),
+            p.pattern_weights[topic.last],
+            streak_weight,
+            topic_context,
+            item_context,
+            1.0,  # the stored question context weights are scaled already
+            answer_context,
+            overall.ability,
+            topic.ability,
+            learner.profile,
+            item.profile,
         )
-        if own is not None:
-            z += sum(map(mul, own, ctx))
-        if item.profile:
-            z += sum(map(mul, learner.profile, item.profile))
-        return z
 
     def predict(
         self,
