@@ -154,11 +154,12 @@ def _encode(
             state = states.get(topic_id)
             if state is None:
                 state = states[topic_id] = LearnerTopicState(0.0, 0.0)
-            i = items.setdefault(item_id, len(items))
-            t = topics.setdefault(topic_id, len(topics))
-            x = tuple(features(overall, state, item_id))
-            ctx = context(overall, state)
-            rows.append((i, t, x, state.last, overall.last, ctx, 1.0 if correct else 0.0))
+            item = items.setdefault(item_id, len(items))
+            topic = topics.setdefault(topic_id, len(topics))
+            history = tuple(features(overall, state, item_id))
+            answer_context = context(overall, state)
+            outcome = 1.0 if correct else 0.0
+            rows.append((item, topic, history, state.last, overall.last, answer_context, outcome))
             state.observe(item_id, correct)
             overall.observe(None, correct)
         blocks.append(rows)
@@ -169,7 +170,9 @@ class _Weights:
     """What AdaGrad fits, in flat lists indexed by question and topic number, with AdaGrad's
     sums of squared gradients alongside (started at a tiny value to avoid dividing by 0)."""
 
-    def __init__(self, n_items: int, n_topics: int, config: FitConfig, rng: random.Random) -> None:
+    def __init__(
+        self, n_items: int, n_topics: int, config: FitConfig, random_source: random.Random
+    ) -> None:
         tiny = 1e-12
         self.bias = 0.0
         self.g_bias = tiny
@@ -190,7 +193,7 @@ class _Weights:
         self.item_context = [[0.0] * N_CONTEXT for _ in range(n_items)]
         self.g_item_context = [tiny] * n_items  # one AdaGrad sum per question, as for profiles
         self.profiles = [
-            [rng.gauss(0.0, config.profile_start) for _ in range(PROFILE_SIZE)]
+            [random_source.gauss(0.0, config.profile_start) for _ in range(PROFILE_SIZE)]
             for _ in range(n_items)
         ]
         self.g_profiles = [tiny] * n_items
@@ -206,22 +209,24 @@ class _Weights:
         twin = copy.copy(self)
         for name, value in vars(self).items():
             if isinstance(value, list):
-                setattr(twin, name, [v[:] if isinstance(v, list) else v for v in value])
+                setattr(
+                    twin, name, [inner[:] if isinstance(inner, list) else inner for inner in value]
+                )
         return twin
 
     def set_priors(self, blocks: Sequence[list[_Row]], config: FitConfig) -> None:
         item_answers = [0] * len(self.item_difficulty)
         topic_answers = [0] * len(self.topic_difficulty)
         for rows in blocks:
-            for row in rows:
-                item_answers[row[0]] += 1
-                topic_answers[row[1]] += 1
+            for item, topic, *_ in rows:
+                item_answers[item] += 1
+                topic_answers[topic] += 1
         self.item_answers = item_answers
-        for i, n in enumerate(item_answers):
-            if n == 0:  # seen only in held-out learners: an average question, no profile
-                self.profiles[i] = [0.0] * PROFILE_SIZE
-        self.item_l2 = [config.item_precision / max(n, 1) for n in item_answers]
-        self.topic_l2 = [config.topic_precision / max(n, 1) for n in topic_answers]
+        for item, answers in enumerate(item_answers):
+            if answers == 0:  # seen only in held-out learners: an average question, no profile
+                self.profiles[item] = [0.0] * PROFILE_SIZE
+        self.item_l2 = [config.item_precision / max(answers, 1) for answers in item_answers]
+        self.topic_l2 = [config.topic_precision / max(answers, 1) for answers in topic_answers]
 
 
 def _train_epoch(
@@ -233,132 +238,200 @@ def _train_epoch(
 ) -> None:
     """One pass of AdaGrad over the learners in `order`, each learner's answers in turn, with
     the abilities and profiles filtered as at prediction time (see ReadinessModel.update)."""
-    lr = config.learning_rate
-    lri = lr * config.item_rate_factor
-    w, gw, pw, gp = model.weights, model.g_weights, model.patterns, model.g_patterns
-    qw, gq = model.total_patterns, model.g_total_patterns
-    td, tw, tf = model.topic_difficulty, model.topic_wins, model.topic_fails
-    gtd, gtw, gtf = model.g_topic
-    idf, gi, info = model.item_difficulty, model.g_item, model.information
-    tcw, gtc = model.topic_context, model.g_topic_context
-    icw, gic = model.item_context, model.g_item_context
-    shrink = config.context_shrink
-    cs = filt.context_scale
-    profiles, g_profiles = model.profiles, model.g_profiles
+    # The model's lists bound to locals, for speed; `*_grads` are AdaGrad's sums of squared
+    # gradients. The feature weights and their sums are new lists after each answer, so they
+    # are stored back at the end.
+    rate = config.learning_rate
+    item_rate = rate * config.item_rate_factor
+    weights, weight_grads = model.weights, model.g_weights
+    patterns, pattern_grads = model.patterns, model.g_patterns
+    total_patterns, total_pattern_grads = model.total_patterns, model.g_total_patterns
+    topic_difficulty, topic_wins, topic_fails = (
+        model.topic_difficulty,
+        model.topic_wins,
+        model.topic_fails,
+    )
+    topic_difficulty_grads, topic_wins_grads, topic_fails_grads = model.g_topic
+    item_difficulty, item_difficulty_grads = model.item_difficulty, model.g_item
+    information = model.information
+    topic_contexts, topic_context_grads = model.topic_context, model.g_topic_context
+    item_contexts, item_context_grads = model.item_context, model.g_item_context
+    context_shrink = config.context_shrink
+    context_scale = filt.context_scale
+    profiles, profile_grads = model.profiles, model.g_profiles
     item_l2, topic_l2 = model.item_l2, model.topic_l2
-    bias, gb = model.bias, model.g_bias
-    av, tv, pv0 = filt.ability_variance, filt.topic_variance, filt.profile_variance
-    ad, tdr = filt.ability_drift, filt.topic_drift
-    prior = profile_prior(pv0, filt.extra_profile_variance)
+    bias, bias_grads = model.bias, model.g_bias
+    ability_prior, topic_prior = filt.ability_variance, filt.topic_variance
+    ability_drift, topic_drift = filt.ability_drift, filt.topic_drift
+    profile_prior_variance = profile_prior(filt.profile_variance, filt.extra_profile_variance)
     sqrt, exp = math.sqrt, math.exp
-    for b in order:
-        ability, variance = 0.0, av
-        abilities: dict[int, list[float]] = {}
-        u = [0.0] * PROFILE_SIZE
-        pv = prior
-        for i, t, x, c, c2, ctx, y in blocks[b]:
-            own = abilities.get(t)
-            if own is None:
-                own = abilities[t] = [0.0, tv]
-            vi = profiles[i]
-            tc, ic = tcw[t], icw[i]
+    for learner in order:
+        ability, ability_variance = 0.0, ability_prior
+        topic_abilities: dict[int, list[float]] = {}  # topic -> [mean, variance]
+        learner_profile = [0.0] * PROFILE_SIZE
+        learner_profile_variance = profile_prior_variance
+        # z, p and y: the answer's logit, its probability and its outcome (0 or 1).
+        for item, topic, history, pattern, total_pattern, answer_context, y in blocks[learner]:
+            topic_ability = topic_abilities.get(topic)
+            if topic_ability is None:
+                topic_ability = topic_abilities[topic] = [0.0, topic_prior]
+            item_profile = profiles[item]
+            topic_context, item_context = topic_contexts[topic], item_contexts[item]
             z = logit_sum(
                 bias,
-                td[t],
-                idf[i],
-                tw[t],
-                tf[t],
-                w,
-                x,
-                pw[c],
-                qw[c2],
-                tc,
-                ic,
-                cs,
-                ctx,
+                topic_difficulty[topic],
+                item_difficulty[item],
+                topic_wins[topic],
+                topic_fails[topic],
+                weights,
+                history,
+                patterns[pattern],
+                total_patterns[total_pattern],
+                topic_context,
+                item_context,
+                context_scale,
+                answer_context,
                 ability,
-                own[0],
-                u,
-                vi,
+                topic_ability[0],
+                learner_profile,
+                item_profile,
             )
             p = 1.0 / (1.0 + exp(-z)) if z > -30.0 else 1e-13
-            g = p - y
+            error = p - y  # the log-loss's gradient on the logit
             # AdaGrad steps on every term of the logit (the abilities are the filter's).
-            gb += g * g
-            bias -= lr * g / sqrt(gb)
-            gx = [g * xk for xk in x]
-            gw = [a + q * q for a, q in zip(gw, gx, strict=True)]
-            w = [a - lr * q / sqrt(d) for a, q, d in zip(w, gx, gw, strict=True)]
-            gp[c] += g * g
-            pw[c] -= lr * g / sqrt(gp[c])
-            gq[c2] += g * g
-            qw[c2] -= lr * g / sqrt(gq[c2])
-            l2 = topic_l2[t]
-            grad = -g + l2 * td[t]
-            gtd[t] += grad * grad
-            td[t] -= lr * grad / sqrt(gtd[t])
-            grad = gx[0] + l2 * tw[t]
-            gtw[t] += grad * grad
-            tw[t] -= lr * grad / sqrt(gtw[t])
-            grad = gx[1] + l2 * tf[t]
-            gtf[t] += grad * grad
-            tf[t] -= lr * grad / sqrt(gtf[t])
-            grads = [g * a + l2 * b for a, b in zip(ctx, tc, strict=True)]
-            gtc[t] = gsum = [a + q * q for a, q in zip(gtc[t], grads, strict=True)]
-            tcw[t] = [a - lr * q / sqrt(d) for a, q, d in zip(tc, grads, gsum, strict=True)]
-            l2 = item_l2[i]
+            bias_grads += error * error
+            bias -= rate * error / sqrt(bias_grads)
+            feature_gradients = [error * feature for feature in history]
+            weight_grads = [
+                total + gradient * gradient
+                for total, gradient in zip(weight_grads, feature_gradients, strict=True)
+            ]
+            weights = [
+                weight - rate * gradient / sqrt(total)
+                for weight, gradient, total in zip(
+                    weights, feature_gradients, weight_grads, strict=True
+                )
+            ]
+            pattern_grads[pattern] += error * error
+            patterns[pattern] -= rate * error / sqrt(pattern_grads[pattern])
+            total_pattern_grads[total_pattern] += error * error
+            total_patterns[total_pattern] -= rate * error / sqrt(total_pattern_grads[total_pattern])
+            penalty = topic_l2[topic]
+            gradient = -error + penalty * topic_difficulty[topic]
+            topic_difficulty_grads[topic] += gradient * gradient
+            topic_difficulty[topic] -= rate * gradient / sqrt(topic_difficulty_grads[topic])
+            gradient = feature_gradients[0] + penalty * topic_wins[topic]
+            topic_wins_grads[topic] += gradient * gradient
+            topic_wins[topic] -= rate * gradient / sqrt(topic_wins_grads[topic])
+            gradient = feature_gradients[1] + penalty * topic_fails[topic]
+            topic_fails_grads[topic] += gradient * gradient
+            topic_fails[topic] -= rate * gradient / sqrt(topic_fails_grads[topic])
+            gradients = [
+                error * sign + penalty * weight
+                for sign, weight in zip(answer_context, topic_context, strict=True)
+            ]
+            topic_context_grads[topic] = totals = [
+                total + gradient * gradient
+                for total, gradient in zip(topic_context_grads[topic], gradients, strict=True)
+            ]
+            topic_contexts[topic] = [
+                weight - rate * gradient / sqrt(total)
+                for weight, gradient, total in zip(topic_context, gradients, totals, strict=True)
+            ]
+            penalty = item_l2[item]
             # A question's own context weights are shrunk harder than its difficulty: they
             # are an interaction, fitted from the few of its answers that share a context.
-            grads = [g * cs * a + shrink * l2 * b for a, b in zip(ctx, ic, strict=True)]
-            gic[i] += sum(map(mul, grads, grads)) / N_CONTEXT
-            step = lr / sqrt(gic[i])
-            icw[i] = [a - step * q for a, q in zip(ic, grads, strict=True)]
-            grad = -g + l2 * idf[i]
-            gi[i] += grad * grad
-            idf[i] -= lri * grad / sqrt(gi[i])
-            grads = [g * a + l2 * b for a, b in zip(u, vi, strict=True)]
-            g_profiles[i] += sum(map(mul, grads, grads)) / PROFILE_SIZE
-            step = lr / sqrt(g_profiles[i])
-            profiles[i] = vi = [a - step * q for a, q in zip(vi, grads, strict=True)]
-            # The filter step (ReadinessModel.update), inlined.
-            h = p * (1.0 - p)
-            info[i] += h
-            cv = list(map(mul, pv, vi))
-            spread = sum(map(mul, cv, vi))
-            vs = own[1]
-            s = 1.0 + h * (variance + vs + spread)
-            r = (y - p) / s
-            ability += variance * r
-            own[0] += vs * r
-            variance = variance - variance * variance * h / s + ad
-            own[1] = vs - vs * vs * h / s + tdr
-            u = [a + ck * r for a, ck in zip(u, cv, strict=True)]
-            pv = [a - ck * ck * h / s for a, ck in zip(pv, cv, strict=True)]
-    model.bias, model.g_bias = bias, gb
-    model.weights, model.g_weights = w, gw
+            gradients = [
+                error * context_scale * sign + context_shrink * penalty * weight
+                for sign, weight in zip(answer_context, item_context, strict=True)
+            ]
+            item_context_grads[item] += sum(map(mul, gradients, gradients)) / N_CONTEXT
+            step = rate / sqrt(item_context_grads[item])
+            item_contexts[item] = [
+                weight - step * gradient
+                for weight, gradient in zip(item_context, gradients, strict=True)
+            ]
+            gradient = -error + penalty * item_difficulty[item]
+            item_difficulty_grads[item] += gradient * gradient
+            item_difficulty[item] -= item_rate * gradient / sqrt(item_difficulty_grads[item])
+            gradients = [
+                error * mine + penalty * theirs
+                for mine, theirs in zip(learner_profile, item_profile, strict=True)
+            ]
+            profile_grads[item] += sum(map(mul, gradients, gradients)) / PROFILE_SIZE
+            step = rate / sqrt(profile_grads[item])
+            profiles[item] = item_profile = [
+                weight - step * gradient
+                for weight, gradient in zip(item_profile, gradients, strict=True)
+            ]
+            # The filter step (ReadinessModel.update_learner), inlined.
+            answer_information = p * (1.0 - p)
+            information[item] += answer_information
+            gains = list(map(mul, learner_profile_variance, item_profile))
+            profile_spread = sum(map(mul, gains, item_profile))
+            topic_variance = topic_ability[1]
+            denominator = 1.0 + answer_information * (
+                ability_variance + topic_variance + profile_spread
+            )
+            surprise = (y - p) / denominator
+            ability += ability_variance * surprise
+            topic_ability[0] += topic_variance * surprise
+            ability_variance = (
+                ability_variance
+                - ability_variance * ability_variance * answer_information / denominator
+                + ability_drift
+            )
+            topic_ability[1] = (
+                topic_variance
+                - topic_variance * topic_variance * answer_information / denominator
+                + topic_drift
+            )
+            learner_profile = [
+                mean + gain * surprise for mean, gain in zip(learner_profile, gains, strict=True)
+            ]
+            learner_profile_variance = [
+                variance - gain * gain * answer_information / denominator
+                for variance, gain in zip(learner_profile_variance, gains, strict=True)
+            ]
+    model.bias, model.g_bias = bias, bias_grads
+    model.weights, model.g_weights = weights, weight_grads
 
 
 def _base_logits(model: _Weights, blocks: Sequence[list[_Row]]) -> list[list[_Base]]:
     """For held-out learners: each answer's logit without the terms the filter's settings
     change (the abilities, the profiles, the scaled question context), which
     `_filtered_logits` adds; the filter's search replays these answers some 25 times."""
-    w, pw, qw = model.weights, model.patterns, model.total_patterns
-    td, tw, tf = model.topic_difficulty, model.topic_wins, model.topic_fails
-    idf = model.item_difficulty
-    tcw, icw = model.topic_context, model.item_context
+    weights, patterns, total_patterns = model.weights, model.patterns, model.total_patterns
+    topic_difficulty, topic_wins, topic_fails = (
+        model.topic_difficulty,
+        model.topic_wins,
+        model.topic_fails,
+    )
+    item_difficulty = model.item_difficulty
+    topic_contexts, item_contexts = model.topic_context, model.item_context
     bias = model.bias
     return [
         [
             (
                 logit_sum(
-                    bias, td[t], idf[i], tw[t], tf[t], w, x, pw[c], qw[c2], tcw[t], (), 1.0, ctx
+                    bias,
+                    topic_difficulty[topic],
+                    item_difficulty[item],
+                    topic_wins[topic],
+                    topic_fails[topic],
+                    weights,
+                    history,
+                    patterns[pattern],
+                    total_patterns[total_pattern],
+                    topic_context=topic_contexts[topic],
+                    answer_context=answer_context,
                 ),
-                i,
-                t,
-                y,
-                sum(map(mul, icw[i], ctx)),
+                item,
+                topic,
+                correct,
+                sum(map(mul, item_contexts[item], answer_context)),
             )
-            for i, t, x, c, c2, ctx, y in rows
+            for item, topic, history, pattern, total_pattern, answer_context, correct in rows
         ]
         for rows in blocks
     ]
@@ -368,84 +441,104 @@ def _filtered_logits(
     model: _Weights, bases: Sequence[list[_Base]], filt: _Filter
 ) -> tuple[list[float], list[float]]:
     """Replay the filter over held-out learners: the logit before each answer, and outcomes."""
-    av, tv, pv0 = filt.ability_variance, filt.topic_variance, filt.profile_variance
-    ad, tdr = filt.ability_drift, filt.topic_drift
-    prior = profile_prior(pv0, filt.extra_profile_variance)
-    cs = filt.context_scale
+    ability_prior, topic_prior = filt.ability_variance, filt.topic_variance
+    ability_drift, topic_drift = filt.ability_drift, filt.topic_drift
+    profile_prior_variance = profile_prior(filt.profile_variance, filt.extra_profile_variance)
+    context_scale = filt.context_scale
     profiles = model.profiles
-    use_profiles = max(prior) > 0.0
+    use_profiles = max(profile_prior_variance) > 0.0
     exp = math.exp
     logits: list[float] = []
     outcomes: list[float] = []
     for rows in bases:
-        ability, variance = 0.0, av
-        abilities: dict[int, list[float]] = {}
-        u = [0.0] * PROFILE_SIZE
-        pv = prior
-        for base, i, t, y, q in rows:
-            own = abilities.get(t)
-            if own is None:
-                own = abilities[t] = [0.0, tv]
+        ability, ability_variance = 0.0, ability_prior
+        topic_abilities: dict[int, list[float]] = {}  # topic -> [mean, variance]
+        learner_profile = [0.0] * PROFILE_SIZE
+        learner_profile_variance = profile_prior_variance
+        # z, p and y: the answer's logit, its probability and its outcome (0 or 1).
+        for base, item, topic, y, item_context_term in rows:
+            topic_ability = topic_abilities.get(topic)
+            if topic_ability is None:
+                topic_ability = topic_abilities[topic] = [0.0, topic_prior]
             # The rest of `logit_sum`, added here rather than summed again from the row: this
             # replay runs some 25 times in the filter's search, and summing every term each
-            # time made the whole fit 7% slower. A test ties these logits to the model's.
-            z = base + cs * q + ability + own[0]
-            vi = profiles[i]
+            # time cost the whole fit 7% more instructions. A test ties these logits to the
+            # model's.
+            z = base + context_scale * item_context_term + ability + topic_ability[0]
+            item_profile = profiles[item]
             if use_profiles:
-                z += sum(map(mul, u, vi))
+                z += sum(map(mul, learner_profile, item_profile))
             logits.append(z)
             outcomes.append(y)
             p = 1.0 / (1.0 + exp(-z)) if z > -30.0 else 1e-13
-            h = p * (1.0 - p)
-            vs = own[1]
+            answer_information = p * (1.0 - p)
+            topic_variance = topic_ability[1]
             if use_profiles:
-                cv = list(map(mul, pv, vi))
-                s = 1.0 + h * (variance + vs + sum(map(mul, cv, vi)))
+                gains = list(map(mul, learner_profile_variance, item_profile))
+                denominator = 1.0 + answer_information * (
+                    ability_variance + topic_variance + sum(map(mul, gains, item_profile))
+                )
             else:
-                s = 1.0 + h * (variance + vs)
-            r = (y - p) / s
-            ability += variance * r
-            own[0] += vs * r
-            variance = variance - variance * variance * h / s + ad
-            own[1] = vs - vs * vs * h / s + tdr
+                denominator = 1.0 + answer_information * (ability_variance + topic_variance)
+            surprise = (y - p) / denominator
+            ability += ability_variance * surprise
+            topic_ability[0] += topic_variance * surprise
+            ability_variance = (
+                ability_variance
+                - ability_variance * ability_variance * answer_information / denominator
+                + ability_drift
+            )
+            topic_ability[1] = (
+                topic_variance
+                - topic_variance * topic_variance * answer_information / denominator
+                + topic_drift
+            )
             if use_profiles:
-                u = [a + ck * r for a, ck in zip(u, cv, strict=True)]
-                pv = [a - ck * ck * h / s for a, ck in zip(pv, cv, strict=True)]
+                learner_profile = [
+                    mean + gain * surprise
+                    for mean, gain in zip(learner_profile, gains, strict=True)
+                ]
+                learner_profile_variance = [
+                    variance - gain * gain * answer_information / denominator
+                    for variance, gain in zip(learner_profile_variance, gains, strict=True)
+                ]
     return logits, outcomes
 
 
 def _logloss(logits: Sequence[float], outcomes: Sequence[float]) -> float:
     total = 0.0
     log1p, exp = math.log1p, math.exp
-    for z, y in zip(logits, outcomes, strict=True):
-        m = -z if y else z  # the loss is log(1 + e^m), computed stably
-        total += m + log1p(exp(-m)) if m > 0 else log1p(exp(m))
+    for z, y in zip(logits, outcomes, strict=True):  # a logit and its outcome
+        margin = -z if y else z  # the loss is log(1 + e^margin), computed stably
+        total += margin + log1p(exp(-margin)) if margin > 0 else log1p(exp(margin))
     return total / len(logits)
 
 
 def _platt(logits: Sequence[float], outcomes: Sequence[float]) -> tuple[float, float]:
     """Newton's method for the slope and intercept of a logistic regression on the logit."""
-    a, b = 1.0, 0.0
+    slope, intercept = 1.0, 0.0
     for _ in range(25):
-        g_a = g_b = h_aa = h_ab = h_bb = 0.0
-        for z, y in zip(logits, outcomes, strict=True):
-            p = sigmoid(a * z + b)
-            d = p - y
-            w = p * (1.0 - p)
-            g_a += d * z
-            g_b += d
-            h_aa += w * z * z
-            h_ab += w * z
-            h_bb += w
-        det = h_aa * h_bb - h_ab * h_ab
-        if det <= 1e-12:
+        # The log-loss's gradient and Hessian in (slope, intercept).
+        grad_slope = grad_intercept = 0.0
+        hess_slope = hess_cross = hess_intercept = 0.0
+        for z, y in zip(logits, outcomes, strict=True):  # a logit and its outcome
+            p = sigmoid(slope * z + intercept)
+            error = p - y
+            weight = p * (1.0 - p)
+            grad_slope += error * z
+            grad_intercept += error
+            hess_slope += weight * z * z
+            hess_cross += weight * z
+            hess_intercept += weight
+        determinant = hess_slope * hess_intercept - hess_cross * hess_cross
+        if determinant <= 1e-12:
             break
-        step_a = (h_bb * g_a - h_ab * g_b) / det
-        step_b = (h_aa * g_b - h_ab * g_a) / det
-        a, b = a - step_a, b - step_b
-        if abs(step_a) + abs(step_b) < 1e-9:
+        step_slope = (hess_intercept * grad_slope - hess_cross * grad_intercept) / determinant
+        step_intercept = (hess_slope * grad_intercept - hess_cross * grad_slope) / determinant
+        slope, intercept = slope - step_slope, intercept - step_intercept
+        if abs(step_slope) + abs(step_intercept) < 1e-9:
             break
-    return a, b
+    return slope, intercept
 
 
 def _sample(bases: Sequence[list[_Base]], answers: int) -> Sequence[list[_Base]]:
@@ -453,10 +546,10 @@ def _sample(bases: Sequence[list[_Base]], answers: int) -> Sequence[list[_Base]]
     the filter's search replays them some 25 times, and a sample this size ranks its settings
     as the whole does, at a fraction of the time."""
     total = 0
-    for k, rows in enumerate(bases):
+    for count, rows in enumerate(bases, start=1):
         total += len(rows)
         if total >= answers:
-            return bases[: k + 1]
+            return bases[:count]
     return bases
 
 
@@ -471,17 +564,17 @@ def _tune_filter(model: _Weights, bases: Sequence[list[_Base]], start: _Filter) 
     for _round in range(3):
         moved = False
         for name, grid in _FILTER_GRID.items():
-            at = grid.index(getattr(best, name))
+            current = grid.index(getattr(best, name))
             for step in (1, -1):
-                k = at + step
-                while 0 <= k < len(grid):
-                    candidate = _Filter(**{**best.as_dict(), name: grid[k]})
+                index = current + step
+                while 0 <= index < len(grid):
+                    candidate = _Filter(**{**best.as_dict(), name: grid[index]})
                     candidate_loss = loss(candidate)
                     if candidate_loss >= best_loss - 1e-6:
                         break
                     best, best_loss = candidate, candidate_loss
-                    k += step
-                if getattr(best, name) != grid[at]:
+                    index += step
+                if getattr(best, name) != grid[current]:
                     moved = True
                     break  # it moved up: no need to try down
         if not moved:
@@ -494,10 +587,10 @@ def _train(
     blocks: Sequence[list[_Row]],
     config: FitConfig,
     filt: _Filter,
-    rng: random.Random,
+    random_source: random.Random,
 ) -> None:
     order = list(range(len(blocks)))
-    rng.shuffle(order)
+    random_source.shuffle(order)
     model.information = [0.0] * len(model.information)
     _train_epoch(model, blocks, order, config, filt)
 
@@ -515,12 +608,12 @@ def fit(
     # The budget counts this process's CPU time, not the wall clock: on a busy machine the
     # same log then gets the same passes, so the fit stays reproducible.
     cpu_started = time.process_time()
-    rng = random.Random(seed)  # noqa: S311 - a reproducible shuffle, not a secret
-    report = FitReport(learners=len(sequences), answers=sum(len(s) for s in sequences))
+    random_source = random.Random(seed)  # noqa: S311 - a reproducible shuffle, not a secret
+    report = FitReport(learners=len(sequences), answers=sum(map(len, sequences)))
     if report.answers > config.max_answers:
         # A seeded sample of whole learners, so a big log still fits in the time budget.
         shuffled = list(sequences)
-        rng.shuffle(shuffled)
+        random_source.shuffle(shuffled)
         sequences, total = [], 0
         for answers in shuffled:
             if total + len(answers) > config.max_answers:
@@ -529,18 +622,22 @@ def fit(
             total += len(answers)
         report.sampled_answers = total
     order = list(range(len(sequences)))
-    rng.shuffle(order)
+    random_source.shuffle(order)
     n_holdout = round(config.holdout * len(sequences))
     if n_holdout < config.min_holdout_learners or n_holdout >= len(sequences):
         n_holdout = 0
     held = set(order[:n_holdout])
     items: dict[str, int] = {}
     topics: dict[str, int] = {}
-    fit_blocks = _encode([s for k, s in enumerate(sequences) if k not in held], items, topics)
-    hold_blocks = _encode([s for k, s in enumerate(sequences) if k in held], items, topics)
+    fit_blocks = _encode(
+        [answers for number, answers in enumerate(sequences) if number not in held], items, topics
+    )
+    hold_blocks = _encode(
+        [answers for number, answers in enumerate(sequences) if number in held], items, topics
+    )
     report.holdout_learners = len(hold_blocks)
     all_blocks = fit_blocks + hold_blocks
-    model = _Weights(len(items), len(topics), config, rng)
+    model = _Weights(len(items), len(topics), config, random_source)
     filt = _Filter()
     slope, intercept = 1.0, 0.0
     if hold_blocks:
@@ -548,7 +645,7 @@ def fit(
         best, best_filt, best_loss = model, filt, math.inf
         for epoch in range(1, config.max_epochs + 1):
             pass_started = time.process_time()
-            _train(model, fit_blocks, config, filt, rng)
+            _train(model, fit_blocks, config, filt, random_source)
             bases = _base_logits(model, hold_blocks)
             loss = _logloss(*_filtered_logits(model, bases, filt))
             pass_seconds = time.process_time() - pass_started
@@ -573,7 +670,7 @@ def fit(
     else:
         model.set_priors(all_blocks, config)
         for _epoch in range(config.default_epochs):
-            _train(model, all_blocks, config, filt, rng)
+            _train(model, all_blocks, config, filt, random_source)
         report.epochs = config.default_epochs
     report.filter = filt.as_dict()
     report.slope, report.intercept = slope, intercept
@@ -588,20 +685,23 @@ def _context_means(
 ) -> dict[str, float]:
     """Per topic, the mean over its training answers of the streak terms: the total pattern's
     weight and the context terms of the topic and of the question (its weights at `scale`)."""
-    qw, tcw, icw = model.total_patterns, model.topic_context, model.item_context
-    sums = [0.0] * len(tcw)
-    counts = [0] * len(tcw)
+    total_patterns = model.total_patterns
+    topic_contexts, item_contexts = model.topic_context, model.item_context
+    sums = [0.0] * len(topic_contexts)
+    counts = [0] * len(topic_contexts)
     for rows in blocks:
-        for i, t, _x, _c, c2, ctx, _y in rows:
-            sums[t] += logit_sum(
-                streak_weight=qw[c2],
-                topic_context=tcw[t],
-                item_context=icw[i],
+        for item, topic, _history, _pattern, total_pattern, answer_context, _correct in rows:
+            sums[topic] += logit_sum(
+                streak_weight=total_patterns[total_pattern],
+                topic_context=topic_contexts[topic],
+                item_context=item_contexts[item],
                 context_scale=scale,
-                answer_context=ctx,
+                answer_context=answer_context,
             )
-            counts[t] += 1
-    return {topic_id: sums[t] / counts[t] for topic_id, t in topics.items() if counts[t]}
+            counts[topic] += 1
+    return {
+        topic_id: sums[topic] / counts[topic] for topic_id, topic in topics.items() if counts[topic]
+    }
 
 
 def _params(
@@ -613,9 +713,9 @@ def _params(
     intercept: float,
 ) -> ModelParams:
     difficulties = model.item_difficulty
-    trained = [i for i in items.values() if model.item_answers[i]]
-    mean = sum(difficulties[i] for i in trained) / max(len(trained), 1)
-    spread = sum((difficulties[i] - mean) ** 2 for i in trained) / max(len(trained), 1)
+    trained = [item for item in items.values() if model.item_answers[item]]
+    mean = sum(difficulties[item] for item in trained) / max(len(trained), 1)
+    spread = sum((difficulties[item] - mean) ** 2 for item in trained) / max(len(trained), 1)
     item_variance = max(spread, 0.01)
     use_profiles = max(filt.profile_variance, filt.extra_profile_variance) > 0.0
     return ModelParams(
@@ -625,28 +725,28 @@ def _params(
         total_pattern_weights=list(model.total_patterns),
         topics={
             topic_id: TopicParams(
-                model.topic_difficulty[t],
-                model.topic_wins[t],
-                model.topic_fails[t],
-                list(model.topic_context[t]),
+                model.topic_difficulty[topic],
+                model.topic_wins[topic],
+                model.topic_fails[topic],
+                list(model.topic_context[topic]),
             )
-            for topic_id, t in topics.items()
+            for topic_id, topic in topics.items()
         },
         items={
             item_id: ItemState(
-                difficulty=difficulties[i],
+                difficulty=difficulties[item],
                 # The Laplace approximation of the difficulty's posterior variance.
-                variance=1.0 / (1.0 / item_variance + model.information[i]),
-                answers=model.item_answers[i],
-                profile=list(model.profiles[i]) if use_profiles else [],
+                variance=1.0 / (1.0 / item_variance + model.information[item]),
+                answers=model.item_answers[item],
+                profile=list(model.profiles[item]) if use_profiles else [],
             )
-            for item_id, i in items.items()
-            if model.item_answers[i]  # the others are average questions: no state needed
+            for item_id, item in items.items()
+            if model.item_answers[item]  # the others are average questions: no state needed
         },
         item_context={  # as they enter the logit: scaled (see _Filter.context_scale)
-            item_id: [filt.context_scale * w for w in model.item_context[i]]
-            for item_id, i in items.items()
-            if model.item_answers[i]
+            item_id: [filt.context_scale * weight for weight in model.item_context[item]]
+            for item_id, item in items.items()
+            if model.item_answers[item]
         },
         ability_variance=filt.ability_variance,
         topic_variance=filt.topic_variance,

@@ -454,7 +454,7 @@ def logit_sum(
     branches keep that call at about 0.3% of a fit's instructions. The order of the sum is
     part of the contract: the logits the site stored were summed in this order, and a
     replay must give them again to the last bit."""
-    z = (
+    logit = (
         bias
         - topic_difficulty
         - item_difficulty
@@ -467,8 +467,8 @@ def logit_sum(
         + ability
         + topic_ability
     )
-    z += context_scale * sum(map(mul, item_context, answer_context))
-    return z + sum(map(mul, learner_profile, item_profile))
+    logit += context_scale * sum(map(mul, item_context, answer_context))
+    return logit + sum(map(mul, learner_profile, item_profile))
 
 
 _AVERAGE_TOPIC = TopicParams()
@@ -483,9 +483,9 @@ class ReadinessModel:
         self.params = params
 
     def new_learner(self) -> LearnerState:
-        p = self.params
+        params = self.params
         return LearnerState(
-            overall=LearnerTopicState(0.0, p.ability_variance),
+            overall=LearnerTopicState(0.0, params.ability_variance),
             profile=[0.0] * PROFILE_SIZE,
             profile_variance=self._profile_prior(),
         )
@@ -527,28 +527,28 @@ class ReadinessModel:
         mean on the topic's training answers: they say how the learner's very next answer
         goes after the last few, a short-term effect rather than what the learner knows, and
         a question met later, on an exam, does not follow those answers."""
-        p = self.params
+        params = self.params
         overall = learner.overall
-        topic_params = p.topics.get(topic_id, _AVERAGE_TOPIC)
+        topic_params = params.topics.get(topic_id, _AVERAGE_TOPIC)
         topic_context: Sequence[float] = ()
         item_context: Sequence[float] = ()
         answer_context: Sequence[float] = ()
         if item_id is None:
-            streak_weight = p.context_means.get(topic_id, 0.0)
+            streak_weight = params.context_means.get(topic_id, 0.0)
         else:
-            streak_weight = p.total_pattern_weights[overall.last]
+            streak_weight = params.total_pattern_weights[overall.last]
             topic_context = topic_params.context_weights
-            item_context = p.item_context.get(item_id, ())
+            item_context = params.item_context.get(item_id, ())
             answer_context = context(overall, topic)
         return logit_sum(
-            p.bias,
+            params.bias,
             topic_params.difficulty,
             item.difficulty,
             topic_params.win_weight,
             topic_params.fail_weight,
-            p.weights,
+            params.weights,
             features(overall, topic, item_id),
-            p.pattern_weights[topic.last],
+            params.pattern_weights[topic.last],
             streak_weight,
             topic_context,
             item_context,
@@ -570,14 +570,14 @@ class ReadinessModel:
         """P(correct) of the learner on a question of the topic, from the answers seen so far,
         with an 80% range. `item` defaults to the fitted state of `item_id`; without either,
         a typical question of the topic that the learner has not answered yet."""
-        p = self.params
+        params = self.params
         if item is None:
-            item = p.items.get(item_id, _AVERAGE_ITEM) if item_id is not None else None
+            item = params.items.get(item_id, _AVERAGE_ITEM) if item_id is not None else None
         topic = learner.topics.get(topic_id) or self.new_topic_state()
         logit = self._logit(learner, topic, topic_id, item or _AVERAGE_ITEM, item_id)
         variance = learner.overall.variance + topic.variance
         if item is not None:
-            variance += item.variance if item is not _AVERAGE_ITEM else p.item_variance
+            variance += item.variance if item is not _AVERAGE_ITEM else params.item_variance
             prior = learner.profile_variance
             if len(prior) < len(item.profile):  # a learner stored with fewer dimensions
                 prior = prior + self._profile_prior()[len(prior) :]
@@ -610,13 +610,13 @@ class ReadinessModel:
         learn_item, the question's difficulty moves too (an Elo step scaled by its variance),
         and an unknown question gets a state in the parameters; off in evaluation, where one
         test learner must not teach another."""
-        p = self.params
+        params = self.params
         if item is None:
-            item = p.items.get(item_id)
+            item = params.items.get(item_id)
             if item is None:
-                item = ItemState(0.0, p.item_variance, 0)
+                item = ItemState(0.0, params.item_variance, 0)
                 if learn_item:
-                    p.items[item_id] = item
+                    params.items[item_id] = item
         logit = self.update_learner(learner, topic_id, item_id, correct, item=item)
         if learn_item:
             _item_step(item, _probability(logit), correct)
@@ -628,32 +628,49 @@ class ReadinessModel:
         """The learner's half of `update`: the question's state is read, not changed. Returns
         the logit of the answer as predicted just before it; `learn_item` takes the question's
         half later, from that logit with the question's difficulty added back."""
-        p = self.params
+        params = self.params
         topic = self.topic_state(learner, topic_id)
         overall = learner.overall
         logit = self._logit(learner, topic, topic_id, item, item_id)
         probability = _probability(logit)
-        y = 1.0 if correct else 0.0
+        outcome = 1.0 if correct else 0.0
         # The filter step, as in `fitting._train_epoch`.
-        h = probability * (1.0 - probability)
-        vi = item.profile
-        if len(learner.profile) < len(vi):
+        answer_information = probability * (1.0 - probability)
+        item_profile = item.profile
+        if len(learner.profile) < len(item_profile):
             self._widen(learner)
-        pv = learner.profile_variance
-        spread = sum(pv[k] * vi[k] * vi[k] for k in range(len(vi))) if vi else 0.0
-        vu, vs = overall.variance, topic.variance
-        s = 1.0 + h * (vu + vs + spread)
-        r = (y - probability) / s
-        overall.ability += vu * r
-        topic.ability += vs * r
-        overall.variance = vu - vu * vu * h / s + p.ability_drift
-        topic.variance = vs - vs * vs * h / s + p.topic_drift
-        if vi:
-            u = learner.profile
-            for k in range(len(vi)):
-                c = pv[k] * vi[k]
-                u[k] += c * r
-                pv[k] -= c * c * h / s
+        profile_variance = learner.profile_variance
+        profile_spread = (
+            sum(
+                profile_variance[k] * item_profile[k] * item_profile[k]
+                for k in range(len(item_profile))
+            )
+            if item_profile
+            else 0.0
+        )
+        overall_variance, topic_variance = overall.variance, topic.variance
+        denominator = 1.0 + answer_information * (
+            overall_variance + topic_variance + profile_spread
+        )
+        surprise = (outcome - probability) / denominator
+        overall.ability += overall_variance * surprise
+        topic.ability += topic_variance * surprise
+        overall.variance = (
+            overall_variance
+            - overall_variance * overall_variance * answer_information / denominator
+            + params.ability_drift
+        )
+        topic.variance = (
+            topic_variance
+            - topic_variance * topic_variance * answer_information / denominator
+            + params.topic_drift
+        )
+        if item_profile:
+            learner_profile = learner.profile
+            for k in range(len(item_profile)):
+                gain = profile_variance[k] * item_profile[k]
+                learner_profile[k] += gain * surprise
+                profile_variance[k] -= gain * gain * answer_information / denominator
         topic.observe(item_id, correct)
         overall.observe(None, correct)
         return logit
@@ -664,11 +681,11 @@ def _probability(logit: float) -> float:
 
 
 def _item_step(item: ItemState, probability: float, correct: bool) -> None:
-    y = 1.0 if correct else 0.0
-    h = probability * (1.0 - probability)
-    v = item.variance
-    item.difficulty -= v * (y - probability) / (1.0 + v * h)
-    item.variance = v / (1.0 + v * h)
+    outcome = 1.0 if correct else 0.0
+    answer_information = probability * (1.0 - probability)
+    variance = item.variance
+    item.difficulty -= variance * (outcome - probability) / (1.0 + variance * answer_information)
+    item.variance = variance / (1.0 + variance * answer_information)
     item.answers += 1
 
 
