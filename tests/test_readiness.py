@@ -20,6 +20,7 @@ from progress.engine import evaluation, fitting, learner_model
 from progress.engine.learner_model import (
     FEATURES,
     PROFILE_SIZE,
+    Answer,
     ItemState,
     LearnerState,
     ModelParams,
@@ -252,7 +253,7 @@ def random_weights(
     and fitted weights with every term random."""
     log = {
         f"u{learner}": [
-            (f"i{k}", f"s{k % 4}", rng.random() < 0.6)
+            Answer(f"i{k}", f"s{k % 4}", rng.random() < 0.6)
             for k in (rng.randrange(15) for _ in range(rng.randint(1, 40)))
         ]
         for learner in range(12)
@@ -356,7 +357,7 @@ def synthetic_log(rng: random.Random, *, learners: int, answers: int) -> evaluat
         for n in range(answers):
             item = f"i{rng.randrange(40)}"
             p = learner_model.sigmoid(ability - difficulty[item] + 0.05 * n)
-            sequence.append((item, f"s{int(item[1:]) // 8}", rng.random() < p))
+            sequence.append(Answer(item, f"s{int(item[1:]) // 8}", rng.random() < p))
         log[f"u{learner}"] = sequence
     return log
 

@@ -72,7 +72,7 @@ def parse_log(lines: Iterable[str], *, name: str = "log") -> Log:
         if correct not in ("0", "1"):
             raise LogError(f"{name}: line {number}: correct is {correct!r}, expected 0 or 1.")
         user = row[user_at].strip()
-        answer = (row[item_at].strip(), row[skill_at].strip(), correct == "1")
+        answer = Answer(row[item_at].strip(), row[skill_at].strip(), correct == "1")
         sequence = log.get(user)
         if sequence is None:
             log[user] = [answer]
@@ -215,7 +215,7 @@ def log_from_rows(rows: Iterable[tuple[object, object, object, bool]]) -> Log:
     learner; ids become strings (a missing topic becomes "")."""
     log: Log = {}
     for learner, item, topic, correct in rows:
-        answer = (str(item), "" if topic is None else str(topic), bool(correct))
+        answer = Answer(str(item), "" if topic is None else str(topic), bool(correct))
         log.setdefault(str(learner), []).append(answer)
     return log
 

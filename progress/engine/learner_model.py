@@ -81,10 +81,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import mul
-from typing import Any
+from typing import Any, NamedTuple
 
-# (item_id, topic_id, correct): one answer of a learner, in the order answered.
-Answer = tuple[str, str, bool]
+
+class Answer(NamedTuple):
+    """One answer of a learner; a learner's answers are listed in the order answered."""
+
+    item_id: str
+    topic_id: str
+    correct: bool
+
 
 FEATURES = (
     "topic_wins",  # log(1 + earlier right answers on the question's topic)

@@ -403,9 +403,18 @@ def read_logs(paths: Sequence[str]) -> list[list[Answer]]:
     from progress.engine.evaluation import read_log  # the reader and its error messages
 
     sequences: list[list[Answer]] = []
-    for n, path in enumerate(paths):
+    for position, path in enumerate(paths):
         for answers in read_log(path).values():
-            sequences.append([(f"{n}:{i}", f"{n}:{s}", c) for i, s, c in answers])
+            sequences.append(
+                [
+                    Answer(
+                        f"{position}:{answer.item_id}",
+                        f"{position}:{answer.topic_id}",
+                        answer.correct,
+                    )
+                    for answer in answers
+                ]
+            )
     return sequences
 
 

@@ -509,7 +509,7 @@ def _training(
             item = _pick(exam, topic, seen[topic], rng.random())
             correct = learner.answer(exam, topic, item, gain, rng.random())
             seen[topic].add(item)
-            answers.append((item, exam.topics[topic], correct))
+            answers.append(Answer(item, exam.topics[topic], correct))
         sequences.append(answers)
     return sequences
 

@@ -269,7 +269,10 @@ def _training_sequences(
         learner = _make_learner(exam, population, rng)
         topics = [rng.randrange(n_topics) for _ in range(rng.randint(low, high))]
         sequences.append(
-            [(item, exam.topics[t], ok) for t, item, ok in _practice(exam, learner, topics, rng)]
+            [
+                Answer(item, exam.topics[topic], correct)
+                for topic, item, correct in _practice(exam, learner, topics, rng)
+            ]
         )
     return sequences
 

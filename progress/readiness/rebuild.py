@@ -85,7 +85,8 @@ def fit_on_attempts(
         if topic_id is None:
             continue
         item = str(question_id) if question_id is not None else f"deleted-{attempt_id}"
-        sequences.setdefault((learner_id, exam_id), []).append((item, str(topic_id), correct))
+        answer = learner_model.Answer(item, str(topic_id), correct)
+        sequences.setdefault((learner_id, exam_id), []).append(answer)
     learner_count = len({learner_id for learner_id, _ in sequences})
     answers = sum(len(s) for s in sequences.values())
     if learner_count < MIN_FIT_LEARNERS or answers < MIN_FIT_ANSWERS:
