@@ -48,7 +48,8 @@ class Columns:
         return len(self.fields)
 
     def select(self) -> str:
-        return ", ".join(f"{name(self.alias)}.{name(column)}" for column in self.columns)
+        quote = connection.ops.quote_name
+        return ", ".join(f"{quote(self.alias)}.{quote(column)}" for column in self.columns)
 
     def source(self) -> str:
         """The model's table under the alias, for a FROM or a JOIN."""
@@ -80,6 +81,15 @@ def table(model: type[models.Model]) -> str:
 def name(column: str) -> str:
     """A column's name, quoted for the database in use."""
     return str(connection.ops.quote_name(column))
+
+
+def names(*columns: str) -> list[str]:
+    """Column names, quoted for the database in use. Reaching the connection goes through
+    its per-thread proxy, several calls each time: a statement built on every answer quotes
+    its names after one look-up, not one each (measured: 80 look-ups were 8% of an answer's
+    instructions)."""
+    quote = connection.ops.quote_name
+    return [str(quote(column)) for column in columns]
 
 
 def placeholders(count: int) -> str:
@@ -178,29 +188,31 @@ def upsert_values(
     these columns of each row written (with DO NOTHING, of the rows inserted only). Give the
     rows in one order for every writer (by their conflict values): two writers then lock
     shared rows in the same order and never wait for each other in a circle."""
-    target = table(model)
+    quote = connection.ops.quote_name  # see `names`
+    target = quote(model._meta.db_table)
     row = f"({placeholders(len(columns))})"
-    updates = [f"{name(c)} = excluded.{name(c)}" for c in overwrite]
-    updates += [f"{name(c)} = {target}.{name(c)} + excluded.{name(c)}" for c in add]
+    updates = [f"{quote(c)} = excluded.{quote(c)}" for c in overwrite]
+    updates += [f"{quote(c)} = {target}.{quote(c)} + excluded.{quote(c)}" for c in add]
     action = f"DO UPDATE SET {', '.join(updates)}" if updates else "DO NOTHING"
     sql = (
-        f"INSERT INTO {target} ({', '.join(name(c) for c in columns)}) "  # noqa: S608
+        f"INSERT INTO {target} ({', '.join(quote(c) for c in columns)}) "  # noqa: S608
         f"VALUES {', '.join([row] * len(rows))} "
-        f"ON CONFLICT ({', '.join(name(c) for c in conflict)}) {action}"
+        f"ON CONFLICT ({', '.join(quote(c) for c in conflict)}) {action}"
     )
     if returning:
-        sql += f" RETURNING {', '.join(name(c) for c in returning)}"
+        sql += f" RETURNING {', '.join(quote(c) for c in returning)}"
     return sql, [value for values in rows for value in values]
 
 
-def update(instance: models.Model, names: Sequence[str]) -> Statement:
+def update(instance: models.Model, fields: Sequence[str]) -> Statement:
     """The UPDATE of these fields (attnames) of the instance's row, found by its primary key,
     with the values the ORM would send."""
     meta = type(instance)._meta
-    assignments = ", ".join(f"{name(attname)} = %s" for attname in names)
-    pk = name(str(meta.pk.column)) if meta.pk else "id"
-    sql = f"UPDATE {table(type(instance))} SET {assignments} WHERE {pk} = %s"  # noqa: S608
-    return sql, [*db_values(instance, names), instance.pk]
+    quote = connection.ops.quote_name  # see `names`
+    assignments = ", ".join(f"{quote(attname)} = %s" for attname in fields)
+    pk = quote(str(meta.pk.column)) if meta.pk else "id"
+    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {pk} = %s"  # noqa: S608
+    return sql, [*db_values(instance, fields), instance.pk]
 
 
 def run_together(statements: Sequence[Statement | None]) -> tuple[Any, ...] | None:
@@ -356,11 +368,12 @@ def _statements(
     meta: Any, columns: Sequence[str], values: Sequence[Sequence[Any]], *, returning_pk: bool
 ) -> list[tuple[str, list[Any]]]:
     """The multi-row INSERTs of these prepared values, as many as the parameter limit asks."""
+    quote = connection.ops.quote_name  # see `names`
     head = (
-        f"INSERT INTO {name(meta.db_table)} "  # noqa: S608 - names from the model's meta
-        f"({', '.join(name(column) for column in columns)}) VALUES "
+        f"INSERT INTO {quote(meta.db_table)} "  # noqa: S608 - names from the model's meta
+        f"({', '.join(quote(column) for column in columns)}) VALUES "
     )
-    tail = f" RETURNING {name(str(meta.pk.column))}" if returning_pk and meta.pk else ""
+    tail = f" RETURNING {quote(str(meta.pk.column))}" if returning_pk and meta.pk else ""
     row_placeholder = f"({placeholders(len(columns))})"
     limit = connection.features.max_query_params
     batch = max(1, limit // len(columns)) if limit else len(values)

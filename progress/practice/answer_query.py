@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from courseiva.lib.sql import Statement, fetch_all, name, placeholders, read_value, table
+from courseiva.lib.sql import Statement, fetch_all, names, placeholders, read_value, table
 from progress.engine import learner_model
 from progress.practice.models import Attempt, Quiz, ReviewCard
 from progress.practice.pending import QUESTION_BATCH, PendingWork
@@ -110,9 +110,8 @@ def quiz_count(quiz_id: int, is_correct: bool, now: datetime) -> Statement:
     last with the answer's writes: the learner's exam row, locked first, queues two posts of
     the same item, so that the loser's insert fails on the unique constraint and its counting
     is rolled back with it; the quiz row's own lock queues them when the question has no exam."""
-    answered, right, finished, items, withdrawn = (
-        name(c)
-        for c in ("answered_count", "right_count", "finished_at", "item_count", "withdrawn_count")
+    answered, right, finished, items, withdrawn = names(
+        "answered_count", "right_count", "finished_at", "item_count", "withdrawn_count"
     )
     # Withdrawn items are never answered: the quiz ends with the last of the others.
     sql = (
