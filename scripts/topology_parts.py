@@ -1,6 +1,7 @@
 """The pieces of the topology drill (scripts/topology_test.py): the services it starts on
 loopback, a browser as far as the drill needs one, and the load it puts on the site."""
 
+import http.client
 import http.cookiejar
 import os
 import re
@@ -324,7 +325,10 @@ class Browser:
             reply = Reply(
                 error.code, error.read().decode(errors="replace"), error.headers.get("Location", "")
             )
-        except OSError as error:  # refused, reset: what a browser shows as "cannot connect"
+        except (OSError, http.client.HTTPException) as error:
+            # Refused, reset, or a body cut short by a node killed after its headers went out
+            # (IncompleteRead: no proxy can mend that one): what a browser shows as a failed
+            # page, which the learner loads again.
             reply = Reply(0, str(error))
         found = TOKEN.search(reply.text)
         if found:
