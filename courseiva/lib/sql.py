@@ -75,12 +75,7 @@ class Columns:
 def table(model: type[models.Model]) -> str:
     """The model's table, its name quoted for the database in use. Table and column names
     are the only text a written-out query takes from elsewhere; the values are parameters."""
-    return name(model._meta.db_table)
-
-
-def name(column: str) -> str:
-    """A column's name, quoted for the database in use."""
-    return str(connection.ops.quote_name(column))
+    return str(connection.ops.quote_name(model._meta.db_table))
 
 
 def names(*columns: str) -> list[str]:
