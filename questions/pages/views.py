@@ -12,7 +12,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from courseiva.http import HtmxHttpRequest, invalid_form_status
 from courseiva.lib import shared_html
-from courseiva.lib.shared_html import render_shared
 from questions.models import Grade
 from questions.pages import extensions, listings
 from questions.pages.forms import AnswerForm
@@ -102,7 +101,7 @@ def _render_listing(
 ) -> HttpResponse:
     """A listing page as every visitor sees it: rendered without anything of this request but
     its path, kept under `key` when the path is the page's own (it is in the canonical link)."""
-    html = render_shared(request, template, {**context, "teaches": False})
+    html = shared_html.render_shared(request, template, {**context, "teaches": False})
     if request.path == path:
         shared_html.keep(key, html, CACHE_SECONDS)
     return _listing_response(request, html)
