@@ -11,7 +11,6 @@ class ProgressConfig(AppConfig):
         from progress.accounts.roles import learn_role
         from progress.cohorts.tasks import refresh_cohort_exams, refresh_exam_figures
         from progress.practice import pending
-        from progress.practice import tasks as practice_tasks
         from progress.practice.public_pages import LearnerQuestionPage
         from questions.pages import extensions
 
@@ -19,5 +18,5 @@ class ProgressConfig(AppConfig):
         # Answers' batches enqueue the refresh of their exam's cohort figures, and a refit
         # refreshes them all: the cohorts room's work, which practice cannot import.
         pending.on_exam_answers(refresh_exam_figures)
-        practice_tasks.after_refit(refresh_cohort_exams)
+        pending.on_refit(refresh_cohort_exams)
         user_logged_in.connect(learn_role, dispatch_uid="progress.learn_role")

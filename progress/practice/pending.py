@@ -5,8 +5,8 @@ learner model). Answers only open the batch's row, and only when their read foun
 row that every learner shares. The batch counts its answers into the exams' rows, whose
 refreshes it enqueues when it opens them; the exams' rows count the answers towards the item
 statistics and the refit. The batch and the refit are this room's tasks (`tasks.py`); an
-exam's refresh is the cohorts room's, handed in here at start-up (`progress/apps.py`), since
-practice cannot import the room above it.
+exam's refresh, and what a refit leaves to do, are the cohorts room's, handed in here at
+start-up (`progress/apps.py`), since practice cannot import the room above it.
 
 Races: an exam's count is one upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) on a
 unique key, so of two counts at once exactly one sees the row opened. The worker takes a row
@@ -16,7 +16,8 @@ still holds the batch lock's shared side, so the batch waits for it to commit
 Work whose enqueue was lost (a crash between commit and enqueue) leaves its row open, or its
 answers after the last batch; the schedule's sweep enqueues it again."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -78,7 +79,7 @@ class PendingWorkQuerySet(models.QuerySet["PendingWork"]):
         refresh of each exam whose row they open once it commits. One query; the enqueue
         (one insert) only for the answer that opens the row."""
         opened = self.note({exam_key(exam_id): n for exam_id, n in exam_counts.items()})
-        task = _exam_refresh.get("task")
+        task = _from_cohorts.exam_refresh
         if task is None:
             return
         for exam_id in exam_counts:
@@ -107,13 +108,32 @@ class PendingWorkQuerySet(models.QuerySet["PendingWork"]):
         return [int(key.split(":", 1)[1]) for key in keys.values_list("work", flat=True)]
 
 
-# The cohorts room's refresh of an exam's figures (taking the exam's id), handed in at start-up.
-_exam_refresh: dict[str, Task[Any, Any]] = {}
+@dataclass
+class _FromCohorts:
+    """What the cohorts room hands in at start-up (progress/apps.py): the work that answers and
+    refits leave to it, which practice cannot import."""
+
+    exam_refresh: Task[Any, Any] | None = None  # enqueued with an exam's id (after_answers)
+    after_refit: Callable[[], object] | None = None  # called after each refit (refitted)
+
+
+_from_cohorts = _FromCohorts()
 
 
 def on_exam_answers(task: Task[Any, Any]) -> None:
     """Enqueue `task` with the exam's id when answers open an exam's row."""
-    _exam_refresh["task"] = task
+    _from_cohorts.exam_refresh = task
+
+
+def on_refit(then: Callable[[], object]) -> None:
+    """Call `then` (no arguments) after each refit."""
+    _from_cohorts.after_refit = then
+
+
+def refitted() -> None:
+    """A refit is done: what it made stale is the cohorts room's to refresh."""
+    if _from_cohorts.after_refit is not None:
+        _from_cohorts.after_refit()
 
 
 class PendingWork(models.Model):

@@ -7,26 +7,15 @@ attempts, this room's table, through readiness's functions (progress.readiness.b
   answers into their exams' rows, which enqueues the exams' refreshes (the cohorts room's).
 - The refit (the `rebuild_readiness` path): after enough new answers, counted by the
   cohorts' refreshes; the figures it makes stale are refreshed by what the cohorts room
-  hands in at start-up (`after_refit`)."""
-
-from collections.abc import Callable
+  hands in at start-up (`pending.on_refit`)."""
 
 from django.db import transaction
 from django.tasks import task
 
 from progress.practice.models import Attempt
-from progress.practice.pending import QUESTION_BATCH, REFIT, PendingWork
+from progress.practice.pending import QUESTION_BATCH, REFIT, PendingWork, refitted
 from progress.readiness.batches import apply_question_batch
 from progress.readiness.rebuild import rebuild_readiness
-
-# What a refit leaves to do in the rooms above this one (the cohorts' figures), handed in at
-# start-up (progress/apps.py).
-_after_refit: list[Callable[[], object]] = []
-
-
-def after_refit(then: Callable[[], object]) -> None:
-    """Call `then` (no arguments) after each refit."""
-    _after_refit[:] = [then]
 
 
 @task
@@ -45,11 +34,10 @@ def update_question_difficulties() -> int:
 @task
 def refit_learner_model() -> str:
     """Fit the learner model on the attempts and rebuild the state (as `rebuild_readiness`
-    does), then refresh what the new fit made stale (`after_refit`)."""
+    does), then refresh what the new fit made stale (`pending.refitted`)."""
     PendingWork.objects.take(REFIT)
     report = rebuild_readiness(Attempt.objects, fit=True)
-    for then in _after_refit:
-        then()
+    refitted()
     if report.fit is not None:
         return report.fit.summary
     return report.fit_skipped
