@@ -5,6 +5,7 @@ the batches built, also when batches ran beside concurrent answers (PostgreSQL i
 recording an answer takes a fixed, small number of queries."""
 
 import io
+import time
 
 import pytest
 from django.core.management import call_command
@@ -233,6 +234,85 @@ def test_batches_running_beside_concurrent_answers_keep_the_rebuild_exact():
     assert Attempt.objects.count() == 8
     assert sorted(QuestionReadiness.objects.values_list("answers", flat=True)) == [4, 4]
     assert sum(QuestionBatch.objects.values_list("answers", flat=True)) == 8
+    stored = state()
+    rebuild()
+    assert state() == stored
+
+
+def test_a_batch_whose_first_read_missed_an_answer_starts_again_under_the_lock():
+    question = QuestionFactory()
+    for n, learner in enumerate(UserFactory.create_batch(3)):
+        record_answer(learner, question, right=n % 2 == 0)
+    first = Attempt.objects.order_by("pk").first()
+
+    class LateLog:
+        """The attempts, the first of them not committed yet at the batch's first read."""
+
+        reads = 0
+
+        def __getattr__(self, name):
+            return getattr(Attempt.objects, name)
+
+        def batch_answers_after(self, attempt_id):
+            self.reads += 1
+            answers = Attempt.objects.batch_answers_after(attempt_id)
+            if self.reads == 1:
+                return (a for a in answers if a.attempt_id != first.pk)
+            return answers
+
+    assert apply_question_batch(LateLog()) == {question.topic.exam_id: 3}
+    assert QuestionReadiness.objects.get(question=question).answers == 3
+    stored = state()
+    rebuild()
+    assert state() == stored  # applied in attempt order, as the replay applies them
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_does_not_queue_behind_a_batch_waiting_for_answers_in_flight(monkeypatch):
+    """PostgreSQL grants a lock in the order it was asked for: a batch that waited for the
+    answers in flight would stop every answer after it until they commit."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the batch lock is PostgreSQL's; SQLite runs one writer at a time")
+    import threading
+
+    from django.db import transaction
+
+    from progress.readiness import batches
+
+    monkeypatch.setattr(batches, "LOCK_PATIENCE", 60.0)  # the batch keeps trying meanwhile
+    question = QuestionFactory()
+    learners = UserFactory.create_batch(3)
+    record_answer(learners[0], question, right=True)
+    in_flight, answered = threading.Event(), threading.Event()
+    outcome = {}
+
+    def slow_answer():
+        # An answer whose transaction is still open: it holds the lock's shared side.
+        with transaction.atomic():
+            record_answer(learners[1], question, right=False)
+            in_flight.set()
+            # Commits once the third answer is in, or after 20 s if it is stuck behind.
+            outcome["answered while in flight"] = answered.wait(20)
+
+    def batch():
+        in_flight.wait(20)
+        outcome["batch"] = run_batch()
+
+    def third_answer():
+        in_flight.wait(20)
+        time.sleep(0.3)  # the batch is asking for the lock by now
+        record_answer(learners[2], question, right=True)
+        answered.set()
+
+    threads = [threading.Thread(target=job) for job in (slow_answer, batch, third_answer)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    connection.close()
+    assert outcome["answered while in flight"]
+    # The batch took all three, the one in flight included, once it had committed.
+    assert outcome["batch"] == {question.topic.exam_id: 3}
     stored = state()
     rebuild()
     assert state() == stored

@@ -20,6 +20,7 @@ statements as the database's parameter limit allows: the queries it makes do not
 the rows but past that limit, as with bulk_create."""
 
 import datetime
+import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import Any
@@ -253,12 +254,27 @@ def execute(statement: Statement) -> int:
         return int(cursor.rowcount)
 
 
-def advisory_lock(key: int) -> None:
-    """Take PostgreSQL's advisory lock `key` alone until the transaction ends, waiting for
-    whoever holds it (its shared side too); nothing elsewhere (SQLite runs one writing
-    transaction at a time)."""
-    if connection.vendor == "postgresql":
-        fetch_one(("SELECT pg_advisory_xact_lock(%s)", [key]))
+def advisory_lock(key: int, *, shared: bool = False, patience: float = 0.0) -> None:
+    """Take PostgreSQL's advisory lock `key` until the transaction ends, alone (or with
+    `shared`, its shared side, which others may hold at once), waiting for whoever holds it
+    in a way that conflicts; nothing elsewhere (SQLite runs one writing transaction at a
+    time).
+
+    With `patience` (seconds), it is first only tried, every couple of milliseconds, until a
+    moment when nobody holds it, and waited for only after that long. A request that waits
+    makes every later request for the lock wait behind it, the shared side included
+    (PostgreSQL grants a lock in the order it was asked for): a batch waiting for the answers
+    in flight would stop every answer that comes meanwhile."""
+    if connection.vendor != "postgresql":
+        return
+    kind = "_shared" if shared else ""
+    deadline = time.monotonic() + patience
+    while patience and time.monotonic() < deadline:
+        taken = fetch_one((f"SELECT pg_try_advisory_xact_lock{kind}(%s)", [key]))
+        if taken and taken[0]:
+            return
+        time.sleep(0.002)
+    fetch_one((f"SELECT pg_advisory_xact_lock{kind}(%s)", [key]))
 
 
 def ping() -> None:

@@ -343,21 +343,27 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         )
         return map(LoggedAnswer._make, rows)
 
+    def _batched(self, after: int) -> "AttemptQuerySet":
+        """The answers after this one that move a question's difficulty."""
+        return self.filter(
+            pk__gt=after, question__isnull=False, topic__isnull=False, exam__isnull=False
+        )
+
     def batch_answers_after(self, attempt_id: int) -> Iterator[BatchAnswer]:
         """The answers after this one that move a question's difficulty, in id order: what a
         batch applies (a BatchLog)."""
         rows = (
-            self.filter(
-                pk__gt=attempt_id,
-                question__isnull=False,
-                topic__isnull=False,
-                exam__isnull=False,
-            )
+            self._batched(attempt_id)
             .order_by("pk")
             .values_list("pk", "question_id", "exam_id", "is_correct", "learner_logit")
             .iterator(chunk_size=5000)
         )
         return map(BatchAnswer._make, rows)
+
+    def batch_answer_count(self, after: int, up_to: int) -> int:
+        """How many answers with ids in (after, up_to] move a question's difficulty: whether
+        one committed after a batch read them (a BatchLog). One query."""
+        return self._batched(after).filter(pk__lte=up_to).count()
 
     def keep_logits(self, logits: dict[int, float]) -> None:
         """Store these learner logits (attempt id -> logit), those that changed (a rebuild's

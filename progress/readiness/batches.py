@@ -10,11 +10,21 @@ a batch that finds nothing new does nothing, so running it twice is harmless.
 
 Why the boundaries are exact: on PostgreSQL the batch takes QUESTION_BATCH_LOCK alone, and
 every answer takes its shared side before it reads the questions' states (see
-`progress.readiness.update.lock`). Learners never wait for each other on it; the batch waits for
-the answers in flight to commit, and answers arriving meanwhile wait for the batch. So when a
-batch reads the attempts, no attempt with a smaller id can still commit, and every answer
-after the boundary read the states the batch left. SQLite runs one writing transaction at a
-time (IMMEDIATE), which gives the same."""
+`progress.readiness.update.lock`). Learners never wait for each other on it. Once the batch
+holds it, no answer is in flight: when it reads the attempts no attempt with a smaller id can
+still commit, and every answer after the boundary reads the states the batch left. SQLite
+runs one writing transaction at a time (IMMEDIATE), which gives the same.
+
+Why answers do not wait for it. Answers that come while the batch holds the lock wait, so it
+holds it for a few short statements only. The batch reads the answers and computes the new
+states first, without the lock; then it takes the lock at a moment when no answer is in
+flight (asking for it while answers hold the shared side would make every later answer queue
+behind the request: `advisory_lock`'s patience), and under it only reads the answers that
+committed since its first read, applies them after the others and writes. When the first read
+turns out to be stale (another batch or a rebuild came first, or an answer with a smaller id
+committed after it), the batch starts again under the lock. The worker also runs batches at
+most every BATCH_EVERY (the answers' enqueue, progress.practice.tasks), so that a class
+answering at once is not stopped every few milliseconds."""
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, MutableMapping
@@ -49,11 +59,39 @@ class BatchLog(Protocol):
         """The answers to a question with a topic after this attempt, in id order."""
         ...
 
+    def batch_answer_count(self, after: int, up_to: int) -> int:
+        """How many of those answers have ids in (after, up_to]."""
+        ...
+
+
+# How long a batch (or a rebuild) tries for a moment when no answer is in flight before it
+# waits for the lock like any request (see `advisory_lock`). Under a steady load of answers a
+# moment comes within a few tries; only a site never quiet for a second makes answers wait.
+LOCK_PATIENCE = 1.0
+# Taken by a batch for its whole run (shared: batches may run side by side) and by a
+# rebuild's final transaction alone, so that a batch never computes from states that a
+# rebuild replaces under it. Answers never take it. "REBUILD" in ASCII.
+REBUILD_LOCK = 0x52454255494C44
+
 
 def lock_out_answers() -> None:
     """Take the batch lock (QUESTION_BATCH_LOCK) alone, until the transaction ends (see the
-    module's docstring); nothing on SQLite, whose transactions already run one at a time."""
-    advisory_lock(QUESTION_BATCH_LOCK)
+    module's docstring), at a moment when no answer holds it; nothing on SQLite, whose
+    transactions already run one at a time."""
+    advisory_lock(QUESTION_BATCH_LOCK, patience=LOCK_PATIENCE)
+
+
+def lock_out_batches() -> None:
+    """Wait for the batches running to end and keep new ones from starting until the
+    transaction ends: a rebuild's final transaction, before `lock_out_answers`."""
+    advisory_lock(REBUILD_LOCK)
+
+
+def latest_batch() -> tuple[int, int]:
+    """(id, last attempt) of the latest batch, (0, 0) before the first: a batch whose first
+    read predates a newer one starts again. One query."""
+    row = QuestionBatch.objects.order_by("-pk").values_list("pk", "last_attempt_id").first()
+    return row or (0, 0)
 
 
 def last_boundary() -> int:
@@ -80,32 +118,65 @@ def learn_items(
 
 def apply_question_batch(log: BatchLog) -> Counter[int]:
     """Apply the answers recorded since the last batch to their questions' difficulties and
-    record the batch; returns the answers applied per exam (empty: nothing new). Its own
-    transaction. Queries: the lock, the last boundary, the answers, the fit in use, the
-    questions' states, the questions still there, the upsert, the batch's row."""
+    record the batch; returns the answers applied per exam (empty: nothing new). The answers
+    are read and applied first without the lock, then under it only what came since (see the
+    module's docstring). Under the lock, mostly: the lock, the latest batch, a count and the
+    answers since, the upsert, the batch's row."""
     with transaction.atomic():
+        advisory_lock(REBUILD_LOCK, shared=True)
+        first = latest_batch()
+        batch = _Moves(current_model(), list(log.batch_answers_after(first[1])))
         lock_out_answers()
-        answers = list(log.batch_answers_after(last_boundary()))
-        if not answers:
+        read_up_to = batch.answers[-1].attempt_id if batch.answers else first[1]
+        if latest_batch() != first or (
+            log.batch_answer_count(first[1], read_up_to) != len(batch.answers)
+        ):
+            # Another batch came first, or an answer with a smaller id committed after the
+            # read: everything again, under the lock.
+            batch = _Moves(current_model(), list(log.batch_answers_after(last_boundary())))
+        else:
+            batch.add(list(log.batch_answers_after(read_up_to)))
+        if not batch.answers:
             return Counter()
-        in_use = current_model()
-        ids = sorted({answer.question_id for answer in answers})
-        items = {
-            row.question_id: row.item_state()
-            for row in QuestionReadiness.objects.filter(question_id__in=ids)
-        }
-        learn_items(
-            in_use,
-            items,
-            (ItemAnswer(a.attempt_id, a.question_id, a.correct, a.learner_logit) for a in answers),
-        )
         # A question deleted since its answers has no row to keep.
-        existing = set(Question.objects.filter(pk__in=ids).values_list("pk", flat=True))
+        existing = set(
+            Question.objects.filter(pk__in=list(batch.items)).values_list("pk", flat=True)
+        )
         QuestionReadiness.objects.bulk_create(
-            [QuestionReadiness.from_state(q, item) for q, item in items.items() if q in existing],
+            [
+                QuestionReadiness.from_state(q, item)
+                for q, item in batch.items.items()
+                if q in existing
+            ],
             update_conflicts=True,
             unique_fields=["question"],
             update_fields=["difficulty", "variance", "answers", "profile"],
         )
-        QuestionBatch.objects.create(last_attempt_id=answers[-1].attempt_id, answers=len(answers))
-    return Counter(answer.exam_id for answer in answers)
+        QuestionBatch.objects.create(
+            last_attempt_id=batch.answers[-1].attempt_id, answers=len(batch.answers)
+        )
+    return Counter(answer.exam_id for answer in batch.answers)
+
+
+class _Moves:
+    """A batch's answers in id order and the questions' states they moved."""
+
+    def __init__(self, in_use: ModelInUse, answers: list[BatchAnswer]) -> None:
+        self.in_use = in_use
+        self.answers: list[BatchAnswer] = []
+        self.items: dict[int, learner_model.ItemState] = {}
+        self.add(answers)
+
+    def add(self, answers: list[BatchAnswer]) -> None:
+        """Apply these answers, which come after those applied, reading the states of the
+        questions met for the first time. One query when there are some."""
+        new = sorted({a.question_id for a in answers} - self.items.keys())
+        if new:
+            for row in QuestionReadiness.objects.filter(question_id__in=new):
+                self.items[row.question_id] = row.item_state()
+        learn_items(
+            self.in_use,
+            self.items,
+            (ItemAnswer(a.attempt_id, a.question_id, a.correct, a.learner_logit) for a in answers),
+        )
+        self.answers += answers

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from progress.engine import fitting, learner_model
-from progress.readiness.batches import learn_items, lock_out_answers
+from progress.readiness.batches import learn_items, lock_out_answers, lock_out_batches
 from progress.readiness.in_use import current_model
 from progress.readiness.models import (
     MIN_FIT_ANSWERS,
@@ -31,6 +31,11 @@ from progress.readiness.models import (
 )
 from progress.readiness.update import ItemAnswer, ModelAnswer, replay_answers
 from questions.models import Question
+
+# How many times the replay outside the lock catches up with the batches made while it ran,
+# before it takes the lock: the fit and the first replay take minutes on a big site, a
+# catch-up seconds.
+CATCH_UPS = 3
 
 
 @dataclass
@@ -123,8 +128,9 @@ def rebuild_readiness(
     (QuestionBatch) as the worker moved them, so its result equals the stored state it
     replaces; the answers after the last boundary are left to the next batch, with their
     logits as this replay computed them (new ones after a new fit). Answers recorded while it
-    runs are replayed inside the final transaction, which locks out answers and batches until
-    it commits (they wait for it)."""
+    runs are replayed as batches cover them, and those of the last seconds inside the final
+    transaction, which locks out answers and batches until it commits (they wait for it: the
+    writes of every row, which grow with the site)."""
     report = RebuildReport()
     if fit:
         report.fit, report.fit_report, report.fit_skipped = fit_on_attempts(log)
@@ -198,19 +204,31 @@ def rebuild_readiness(
                 progress(report.answers)
         return last
 
-    # Outside the lock, only the answers up to the last boundary: a batch made meanwhile could
-    # still cover the later ones, and the answers after it read what it left. The rest is
-    # replayed under the lock, with every boundary.
-    last_id = replay(log.answers_after(0), up_to=max(boundaries, default=0))
-    with transaction.atomic():
-        lock_out_answers()
-        # Batches made while the replay ran: their boundaries come after the ones read.
+    def newer_boundaries() -> int:
+        """Read the boundaries of the batches made since the last read (they come after the
+        ones read); returns the last one."""
         seen = max(boundaries, default=0)
         boundaries.extend(
             QuestionBatch.objects.filter(last_attempt_id__gt=seen)
             .order_by("last_attempt_id")
             .values_list("last_attempt_id", flat=True)
         )
+        return max(boundaries, default=0)
+
+    # Outside the lock, only the answers up to the last boundary: a batch made meanwhile could
+    # still cover the later ones, and the answers after it read what it left. While batches
+    # come, the replay catches up with them (answers go on meanwhile); the rest, a few
+    # seconds' answers at most, is replayed under the lock, with every boundary.
+    last_id = replay(log.answers_after(0), up_to=max(boundaries, default=0))
+    for _ in range(CATCH_UPS):
+        caught_up = last_id
+        last_id = max(last_id, replay(log.answers_after(last_id), up_to=newer_boundaries()))
+        if last_id == caught_up:
+            break
+    with transaction.atomic():
+        lock_out_batches()
+        lock_out_answers()
+        newer_boundaries()
         TopicReadiness.objects.all().delete()
         ExamAbility.objects.all().delete()
         QuestionReadiness.objects.all().delete()
