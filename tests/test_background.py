@@ -22,7 +22,8 @@ from progress.practice.pending import (
     PendingWork,
     exam_key,
 )
-from progress.readiness.models import ExamAbility, ExamReadiness
+from progress.practice.tasks import BATCH_EVERY
+from progress.readiness.models import ExamAbility, ExamReadiness, QuestionReadiness
 from tests.factories import (
     InstructorFactory,
     StaffFactory,
@@ -105,6 +106,20 @@ def test_many_answers_enqueue_one_refresh_and_the_worker_stores_the_figures(coho
     run_worker()
     mine = ExamReadiness.objects.get(exam=exam, learner=learners[0])
     assert mine.answers == ExamAbility.objects.get(exam=exam, learner=learners[0]).answers == 6
+
+
+def test_the_batch_waits_a_few_seconds_so_that_a_class_is_not_stopped_by_each(exam):
+    question = exam.topics.first().questions.first()
+    before = timezone.now()
+    for learner in UserFactory.create_batch(3):
+        record_answer(learner, question, True)
+    [batch] = queued("update_question_difficulties")
+    assert batch.run_after >= before + BATCH_EVERY
+    run_worker(wait=False)  # its time has not come: it stays queued, nothing moved
+    assert len(queued("update_question_difficulties")) == 1
+    assert not QuestionReadiness.objects.exists()
+    run_worker()  # once it has
+    assert finished("update_question_difficulties").get().return_value == 3
 
 
 def test_answers_at_the_same_moment_open_one_batch(exam):

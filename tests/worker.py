@@ -5,10 +5,18 @@ tests that run it are transactional (`django_db(transaction=True)`)."""
 import signal
 
 from django.core.management import call_command
+from django.tasks import TaskResultStatus
+from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 
-def run_worker() -> None:
+def run_worker(*, wait: bool = True) -> None:
+    """With `wait`, the tasks queued to run later (the answers' batch, a few seconds after
+    them) run too, as the worker runs them once their time comes."""
+    if wait:
+        DBTaskResult.objects.filter(
+            status=TaskResultStatus.READY, run_after__gt=timezone.now()
+        ).update(run_after=timezone.now())
     # The worker installs its own handlers for Ctrl-C; pytest keeps its own.
     signals = [signal.SIGINT, signal.SIGTERM, signal.SIGQUIT]
     handlers = {number: signal.getsignal(number) for number in signals}
@@ -23,4 +31,5 @@ def run_worker() -> None:
 
 def queued(task_name: str) -> list[DBTaskResult]:
     """The results of a task (its function's name) still waiting for the worker."""
-    return [r for r in DBTaskResult.objects.ready() if r.task_path.endswith(f".{task_name}")]
+    waiting = DBTaskResult.objects.filter(status=TaskResultStatus.READY)
+    return [r for r in waiting if r.task_path.endswith(f".{task_name}")]

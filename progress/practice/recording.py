@@ -36,7 +36,7 @@ from progress.practice.models import (
     ReviewCard,
 )
 from progress.practice.pending import PendingWork
-from progress.practice.tasks import update_question_difficulties
+from progress.practice.tasks import enqueue_batch
 from progress.readiness import update as readiness_update
 from progress.readiness.models import TopicReadiness
 from progress.readiness.update import ModelAnswer
@@ -179,7 +179,7 @@ def insert_answers(
     )
     if not side.batch_pending and question_ids and PendingWork.objects.open_batch():
         # Robust: a failed enqueue must not fail the answer; the sweep finds the row.
-        transaction.on_commit(update_question_difficulties.enqueue, robust=True)
+        transaction.on_commit(enqueue_batch, robust=True)
     return returned
 
 

@@ -3,19 +3,33 @@ questions' difficulties in batches, and refits of the learner model. Both replay
 attempts, this room's table, through readiness's functions (progress.readiness.batches and
 .rebuild), which take them as a log. Nothing here runs in a request.
 
-- The batch: after answers, coalesced to one pending batch (`PendingWork`); it counts its
-  answers into their exams' rows, which enqueues the exams' refreshes (the cohorts room's).
+- The batch: after answers, coalesced to one pending batch (`PendingWork`) and run
+  BATCH_EVERY after the answer that opened it; it counts its answers into their exams' rows,
+  which enqueues the exams' refreshes (the cohorts room's).
 - The refit (the `rebuild_readiness` path): after enough new answers, counted by the
   cohorts' refreshes; the figures it makes stale are refreshed by what the cohorts room
   hands in at start-up (`pending.on_refit`)."""
 
+from datetime import timedelta
+
 from django.db import transaction
 from django.tasks import task
+from django.utils import timezone
 
 from progress.practice.models import Attempt
 from progress.practice.pending import QUESTION_BATCH, REFIT, PendingWork, refitted
 from progress.readiness.batches import apply_question_batch
 from progress.readiness.rebuild import rebuild_readiness
+
+# A batch runs this long after the answer that opened it, so batches come at most this often:
+# each stops the answers for a few milliseconds (progress.readiness.batches), and the
+# questions' difficulties need not move by the second.
+BATCH_EVERY = timedelta(seconds=5)
+
+
+def enqueue_batch() -> None:
+    """Enqueue the next batch of the questions' difficulties, to run BATCH_EVERY from now."""
+    update_question_difficulties.using(run_after=timezone.now() + BATCH_EVERY).enqueue()
 
 
 @task
