@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 PORT ?= 8000
 HOST ?= 0.0.0.0
 WEB_CONCURRENCY ?= 3
+WORKER_NICE ?= 10
 # gunicorn's access log ("-": stdout); empty turns it off (the HTTP benchmark does).
 ACCESS_LOG ?= -
 
@@ -73,8 +74,10 @@ serve: $(STAMP)
 # schedule per site (with Redis in CACHE_URL, extra ones wait on its lock); workers may be many.
 # Each is started again when it stops (scripts/again): the worker stops when the database goes
 # away, the schedule when it loses its Redis lock.
+# It runs at a lower CPU priority (nice $(WORKER_NICE)) than the web processes: on a machine it
+# shares with them, learners' requests come first and the background work catches up after.
 worker: $(STAMP)
-	DEBUG=$${DEBUG:-0} exec scripts/together \
+	DEBUG=$${DEBUG:-0} exec nice -n $(WORKER_NICE) scripts/together \
 		"worker: scripts/again $(PY) manage.py db_worker --no-reload" \
 		"schedule: scripts/again $(PY) manage.py crontask --no-heartbeat"
 
