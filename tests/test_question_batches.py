@@ -239,6 +239,18 @@ def test_batches_running_beside_concurrent_answers_keep_the_rebuild_exact():
     assert state() == stored
 
 
+def test_an_answer_recorded_before_the_batches_does_not_stop_them():
+    question = QuestionFactory()
+    learners = UserFactory.create_batch(3)
+    record_answer(learners[0], question, right=True)
+    # An attempt of the days before the batches: it moved its question at once, no logit.
+    Attempt.objects.filter(learner=learners[0]).update(learner_logit=None)
+    for learner in learners[1:]:
+        record_answer(learner, question, right=False)
+    assert run_batch() == {question.topic.exam_id: 2}
+    assert QuestionReadiness.objects.get(question=question).answers == 2
+
+
 def test_a_batch_whose_first_read_missed_an_answer_starts_again_under_the_lock():
     question = QuestionFactory()
     for n, learner in enumerate(UserFactory.create_batch(3)):

@@ -344,9 +344,15 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         return map(LoggedAnswer._make, rows)
 
     def _batched(self, after: int) -> "AttemptQuerySet":
-        """The answers after this one that move a question's difficulty."""
+        """The answers after this one that move a question's difficulty: not those without
+        a learner logit (recorded before the batches, which moved their question at once),
+        which would stop every batch after them."""
         return self.filter(
-            pk__gt=after, question__isnull=False, topic__isnull=False, exam__isnull=False
+            pk__gt=after,
+            question__isnull=False,
+            topic__isnull=False,
+            exam__isnull=False,
+            learner_logit__isnull=False,
         )
 
     def batch_answers_after(self, attempt_id: int) -> Iterator[BatchAnswer]:
