@@ -316,12 +316,18 @@ def test_an_answer_does_not_queue_behind_a_batch_waiting_for_answers_in_flight(m
         record_answer(learners[2], question, right=True)
         answered.set()
 
-    threads = [threading.Thread(target=job) for job in (slow_answer, batch, third_answer)]
+    def on_its_own_connection(job):
+        try:
+            job()
+        finally:
+            connection.close()
+
+    jobs = (slow_answer, batch, third_answer)
+    threads = [threading.Thread(target=on_its_own_connection, args=(job,)) for job in jobs]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(60)
-    connection.close()
     assert outcome["answered while in flight"]
     # The batch took all three, the one in flight included, once it had committed.
     assert outcome["batch"] == {question.topic.exam_id: 3}

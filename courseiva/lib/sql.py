@@ -277,6 +277,14 @@ def advisory_lock(key: int, *, shared: bool = False, patience: float = 0.0) -> N
     fetch_one((f"SELECT pg_advisory_xact_lock{kind}(%s)", [key]))
 
 
+def relaxed_commit() -> None:
+    """Let this transaction's commit return before its record reaches the disk (PostgreSQL's
+    synchronous_commit off, for this transaction only): for work that a crash may lose, done
+    again after one, whose locks should not wait for the disk. Nothing elsewhere."""
+    if connection.vendor == "postgresql":
+        execute(("SET LOCAL synchronous_commit = off", []))
+
+
 def ping() -> None:
     """One round trip to the database, which raises DatabaseError when it does not answer."""
     fetch_one(("SELECT 1", []))

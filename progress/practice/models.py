@@ -355,16 +355,16 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
             learner_logit__isnull=False,
         )
 
-    def batch_answers_after(self, attempt_id: int) -> Iterator[BatchAnswer]:
+    def batch_answers_after(self, attempt_id: int, *, few: bool = False) -> Iterator[BatchAnswer]:
         """The answers after this one that move a question's difficulty, in id order: what a
-        batch applies (a BatchLog)."""
+        batch applies (a BatchLog). Read in chunks (a server-side cursor on PostgreSQL, three
+        round trips), or with `few` in one query."""
         rows = (
             self._batched(attempt_id)
             .order_by("pk")
             .values_list("pk", "question_id", "exam_id", "is_correct", "learner_logit")
-            .iterator(chunk_size=5000)
         )
-        return map(BatchAnswer._make, rows)
+        return map(BatchAnswer._make, iter(rows) if few else rows.iterator(chunk_size=5000))
 
     def batch_answer_count(self, after: int, up_to: int) -> int:
         """How many answers with ids in (after, up_to] move a question's difficulty: whether

@@ -33,7 +33,7 @@ from typing import NamedTuple, Protocol
 from django.db import transaction
 from django.db.models import Max
 
-from courseiva.lib.sql import advisory_lock
+from courseiva.lib.sql import advisory_lock, relaxed_commit
 from progress.engine import learner_model
 from progress.readiness.in_use import ModelInUse, current_model
 from progress.readiness.lock_query import QUESTION_BATCH_LOCK
@@ -55,8 +55,9 @@ class BatchAnswer(NamedTuple):
 class BatchLog(Protocol):
     """Where the batch reads the answers from (the attempts: `Attempt.objects`)."""
 
-    def batch_answers_after(self, attempt_id: int) -> Iterator[BatchAnswer]:
-        """The answers to a question with a topic after this attempt, in id order."""
+    def batch_answers_after(self, attempt_id: int, *, few: bool = False) -> Iterator[BatchAnswer]:
+        """The answers to a question with a topic after this attempt, in id order; `few`:
+        read in one go, there are only a few."""
         ...
 
     def batch_answer_count(self, after: int, up_to: int) -> int:
@@ -66,8 +67,8 @@ class BatchLog(Protocol):
 
 # How long a batch (or a rebuild) tries for a moment when no answer is in flight before it
 # waits for the lock like any request (see `advisory_lock`). Under a steady load of answers a
-# moment comes within a few tries; only a site never quiet for a second makes answers wait.
-LOCK_PATIENCE = 1.0
+# moment comes within a few tries; only a site never quiet for ten seconds makes answers wait.
+LOCK_PATIENCE = 10.0
 # Taken by a batch for its whole run (shared: batches may run side by side) and by a
 # rebuild's final transaction alone, so that a batch never computes from states that a
 # rebuild replaces under it. Answers never take it. "REBUILD" in ASCII.
@@ -127,6 +128,9 @@ def apply_question_batch(log: BatchLog) -> Counter[int]:
         first = latest_batch()
         batch = _Moves(current_model(), list(log.batch_answers_after(first[1])))
         lock_out_answers()
+        # A crash may lose the batch once it has committed: the answers then wait for the
+        # next one, as after a crash before the commit. The lock is not held for the disk.
+        relaxed_commit()
         read_up_to = batch.answers[-1].attempt_id if batch.answers else first[1]
         if latest_batch() != first or (
             log.batch_answer_count(first[1], read_up_to) != len(batch.answers)
@@ -135,19 +139,11 @@ def apply_question_batch(log: BatchLog) -> Counter[int]:
             # read: everything again, under the lock.
             batch = _Moves(current_model(), list(log.batch_answers_after(last_boundary())))
         else:
-            batch.add(list(log.batch_answers_after(read_up_to)))
+            batch.add(list(log.batch_answers_after(read_up_to, few=True)))
         if not batch.answers:
             return Counter()
-        # A question deleted since its answers has no row to keep.
-        existing = set(
-            Question.objects.filter(pk__in=list(batch.items)).values_list("pk", flat=True)
-        )
         QuestionReadiness.objects.bulk_create(
-            [
-                QuestionReadiness.from_state(q, item)
-                for q, item in batch.items.items()
-                if q in existing
-            ],
+            [QuestionReadiness.from_state(q, batch.items[q]) for q in sorted(batch.existing)],
             update_conflicts=True,
             unique_fields=["question"],
             update_fields=["difficulty", "variance", "answers", "profile"],
@@ -165,15 +161,19 @@ class _Moves:
         self.in_use = in_use
         self.answers: list[BatchAnswer] = []
         self.items: dict[int, learner_model.ItemState] = {}
+        # The questions still there: one deleted since its answers has no row to keep.
+        self.existing: set[int] = set()
         self.add(answers)
 
     def add(self, answers: list[BatchAnswer]) -> None:
         """Apply these answers, which come after those applied, reading the states of the
-        questions met for the first time. One query when there are some."""
+        questions met for the first time and whether they are still there. Two queries when
+        there are some."""
         new = sorted({a.question_id for a in answers} - self.items.keys())
         if new:
             for row in QuestionReadiness.objects.filter(question_id__in=new):
                 self.items[row.question_id] = row.item_state()
+            self.existing.update(Question.objects.filter(pk__in=new).values_list("pk", flat=True))
         learn_items(
             self.in_use,
             self.items,
