@@ -334,3 +334,39 @@ def test_an_answer_does_not_queue_behind_a_batch_waiting_for_answers_in_flight(m
     stored = state()
     rebuild()
     assert state() == stored
+
+
+def test_an_answer_while_a_rebuild_writes_the_learners_rows_is_kept(monkeypatch):
+    from progress.readiness import rebuild as rebuild_module
+
+    question = QuestionFactory()
+    learners = UserFactory.create_batch(3)
+    for n, learner in enumerate(learners):
+        record_answer(learner, question, right=n % 2 == 0)
+    run_batch()
+    written_then = rebuild_module._delete_rows_not_in
+
+    def answer_then(states):
+        # The learners' rows are written (outside the lock); an answer comes before the lock.
+        record_answer(learners[0], question, right=False)
+        written_then(states)
+
+    monkeypatch.setattr(rebuild_module, "_delete_rows_not_in", answer_then)
+    rebuild_module.rebuild_readiness(Attempt.objects, fit=False)
+    monkeypatch.undo()
+    assert ExamAbility.objects.get(learner=learners[0]).answers == 2
+    assert TopicReadiness.objects.get(learner=learners[0]).answers == 2
+    rebuilt = state()
+    rebuild()  # a quiet rebuild agrees
+    assert state() == rebuilt
+
+
+def test_a_rebuild_drops_the_rows_no_answer_gives_a_state():
+    question = QuestionFactory()
+    learner, other = UserFactory.create_batch(2)
+    record_answer(learner, question, right=True)
+    record_answer(other, question, right=True)
+    Attempt.objects.filter(learner=other).delete()  # its rows now stand for no answer
+    rebuild()
+    assert list(ExamAbility.objects.values_list("learner_id", flat=True)) == [learner.pk]
+    assert list(TopicReadiness.objects.values_list("learner_id", flat=True)) == [learner.pk]

@@ -36,6 +36,9 @@ from questions.models import Question
 # before it takes the lock: the fit and the first replay take minutes on a big site, a
 # catch-up seconds.
 CATCH_UPS = 3
+# The (learner, exam) sequences whose rows one transaction of the rebuild writes, outside the
+# lock (see `rebuild_readiness`).
+WRITE_CHUNK = 250
 
 
 @dataclass
@@ -128,9 +131,10 @@ def rebuild_readiness(
     (QuestionBatch) as the worker moved them, so its result equals the stored state it
     replaces; the answers after the last boundary are left to the next batch, with their
     logits as this replay computed them (new ones after a new fit). Answers recorded while it
-    runs are replayed as batches cover them, and those of the last seconds inside the final
-    transaction, which locks out answers and batches until it commits (they wait for it: the
-    writes of every row, which grow with the site)."""
+    runs are replayed as batches cover them. The learners' rows are written outside the lock,
+    a few hundred learners a transaction; the final transaction, which locks out answers and
+    batches until it commits, replays the answers of the last seconds, writes again the rows
+    of the learners who gave them, and writes the questions' rows."""
     report = RebuildReport()
     if fit:
         report.fit, report.fit_report, report.fit_skipped = fit_on_attempts(log)
@@ -153,6 +157,7 @@ def rebuild_readiness(
     boundaries = deque(
         QuestionBatch.objects.order_by("last_attempt_id").values_list("last_attempt_id", flat=True)
     )
+    touched: set[tuple[int, int]] = set()  # the (learner, exam) sequences the replay moved
 
     def pass_boundaries(attempt_id: int) -> None:
         """Apply the waiting answers at each boundary before this attempt, as the batches did."""
@@ -173,6 +178,7 @@ def rebuild_readiness(
             if topic_id is None or exam_id is None:
                 continue
             key = (learner_id, exam_id)
+            touched.add(key)
             state = states.get(key)
             if state is None:
                 state = states[key] = in_use.model.new_learner()
@@ -225,26 +231,24 @@ def rebuild_readiness(
         last_id = max(last_id, replay(log.answers_after(last_id), up_to=newer_boundaries()))
         if last_id == caught_up:
             break
-    with transaction.atomic():
-        lock_out_batches()
-        lock_out_answers()
-        newer_boundaries()
-        TopicReadiness.objects.all().delete()
-        ExamAbility.objects.all().delete()
-        QuestionReadiness.objects.all().delete()
-        replay(log.answers_after(last_id))
-        pass_boundaries(2**62)  # every boundary recorded, even after the last attempt
+
+    def write_learners(keys: list[tuple[int, int]]) -> None:
+        """Write the rows of these (learner, exam) sequences and of their topics over the
+        stored ones, in key order (the order answers lock them in)."""
         now = timezone.now()
         ExamAbility.objects.bulk_create(
             (
                 ExamAbility(
-                    learner_id=learner_id, exam_id=exam_id, state=state_of(state),
-                    answers=exam_counts[(learner_id, exam_id)],
-                    movers=[list(m) for m in movers.get((learner_id, exam_id), ())],
-                    updated_at=exam_last.get((learner_id, exam_id), now),
+                    learner_id=learner_id, exam_id=exam_id, state=state_of(states[key]),
+                    answers=exam_counts[key], movers=[list(m) for m in movers.get(key, ())],
+                    updated_at=exam_last.get(key, now),
                 )
-                for (learner_id, exam_id), state in states.items()
+                for key in keys
+                for learner_id, exam_id in [key]
             ),
+            update_conflicts=True,
+            unique_fields=["learner", "exam"],
+            update_fields=["state", "answers", "movers", "updated_at"],
             batch_size=2000,
         )  # fmt: skip
         TopicReadiness.objects.bulk_create(
@@ -256,11 +260,40 @@ def rebuild_readiness(
                     topic_last.get((learner_id, int(t)), now),
                     sums.get((learner_id, int(t)), 0.0),
                 )
-                for (learner_id, _), state in states.items()
-                for t, topic in state.topics.items()
+                for learner_id, exam_id in keys
+                for t, topic in sorted(states[(learner_id, exam_id)].topics.items())
             ),
+            update_conflicts=True,
+            unique_fields=["learner", "topic"],
+            update_fields=[
+                "state",
+                "answers",
+                "ability",
+                "variance",
+                "difficulty_sum",
+                "updated_at",
+            ],
             batch_size=2000,
         )
+
+    # The learners' rows, outside the lock, a few hundred sequences a transaction: each locks
+    # only its learners' rows, which an answer of one of them waits for a moment (or the
+    # write waits for the answer). The sequences the final replay moves are written again
+    # under the lock, so an answer that came in between is not lost.
+    keys = sorted(states)
+    for start in range(0, len(keys), WRITE_CHUNK):
+        with transaction.atomic():
+            write_learners(keys[start : start + WRITE_CHUNK])
+    _delete_rows_not_in(states)
+    with transaction.atomic():
+        lock_out_batches()
+        lock_out_answers()
+        newer_boundaries()
+        touched.clear()
+        replay(log.answers_after(last_id))
+        pass_boundaries(2**62)  # every boundary recorded, even after the last attempt
+        write_learners(sorted(touched))
+        QuestionReadiness.objects.all().delete()
         existing = set(Question.objects.filter(pk__in=list(batched)).values_list("pk", flat=True))
         QuestionReadiness.objects.bulk_create(
             (
@@ -276,3 +309,23 @@ def rebuild_readiness(
     if progress is not None:
         progress(report.answers)
     return report
+
+
+def _delete_rows_not_in(states: dict[tuple[int, int], learner_model.LearnerState]) -> None:
+    """Delete the stored rows of the learners, exams and topics that the replay did not give a
+    state (their answers deleted, or without a topic)."""
+    stale = [
+        pk
+        for pk, learner_id, exam_id in ExamAbility.objects.values_list("pk", "learner_id", "exam")
+        if (learner_id, exam_id) not in states
+    ]
+    ExamAbility.objects.filter(pk__in=stale).delete()
+    topics = {(key[0], int(t)) for key, state in states.items() for t in state.topics}
+    stale = [
+        pk
+        for pk, learner_id, topic_id in TopicReadiness.objects.values_list(
+            "pk", "learner_id", "topic_id"
+        )
+        if (learner_id, topic_id) not in topics
+    ]
+    TopicReadiness.objects.filter(pk__in=stale).delete()
