@@ -14,6 +14,7 @@ from django.core.cache import caches
 from django.urls import reverse
 
 from courseiva.lib.cache import TolerantRedisCache
+from progress.accounts.models import LimitCount
 from questions.models import Question
 from questions.pages import snapshot as pages
 from tests.factories import QuestionFactory, UserFactory
@@ -31,13 +32,12 @@ def free_port() -> int:
 def use_redis_at(settings, monkeypatch, port: int) -> None:
     """The cache settings a redis:// CACHE_URL gives, for this port."""
     monkeypatch.setattr(TolerantRedisCache, "_skip_until", 0.0)
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "courseiva.lib.cache.TolerantRedisCache",
-            "LOCATION": f"redis://127.0.0.1:{port}/0",
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
-        }
+    redis = {
+        "BACKEND": "courseiva.lib.cache.TolerantRedisCache",
+        "LOCATION": f"redis://127.0.0.1:{port}/0",
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
     }
+    settings.CACHES = {"default": redis, "limits": redis}
     assert isinstance(caches["default"], TolerantRedisCache)
 
 
@@ -103,9 +103,22 @@ def test_signing_in_works_without_redis(client, redis_down):
     assert client.get(reverse("progress_home")).status_code == 200
 
 
+def test_with_redis_the_reset_limits_count_in_it(client, redis_server):
+    """Redis is shared by every process: the limits count there, not in the database."""
+    UserFactory(email="alice@example.com")
+    statuses = [
+        client.post(reverse("password_reset"), {"email": "alice@example.com"}).status_code
+        for _ in range(5)
+    ]
+    assert statuses == [302, 302, 302, 429, 429]
+    assert len(queued("send_email")) == 3
+    assert not LimitCount.objects.exists()
+    assert redis.Redis(port=redis_server).keys("*rl:*")
+
+
 def test_reset_limits_let_requests_through_while_redis_is_down(client, redis_down):
-    """The limits count in the cache: without one they are not counted, rather than refusing
-    every reset on the site."""
+    """With Redis the limits count in it: while it is down they are not counted, rather than
+    refusing every reset on the site."""
     UserFactory(email="alice@example.com")
     for _ in range(5):
         response = client.post(reverse("password_reset"), {"email": "alice@example.com"})

@@ -61,3 +61,24 @@ class Session(AbstractBaseSession):
         db_constraint=False,
         related_name="+",
     )
+
+
+class LimitCount(models.Model):
+    """One counter of a limit on sign-ups or password resets (progress.accounts.limits) in
+    one window: the sign-ups from an address this hour, say. In the database, so that every
+    process counts in the same row (without Redis; see progress.accounts.limit_store). The
+    key names the limit, the counted value and the window: a new window is a new row, and
+    the rows of ended windows are pruned (progress.accounts.tasks)."""
+
+    key = models.CharField(max_length=250, primary_key=True)
+    count = models.BigIntegerField()
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            # The pruning's DELETE of the counters whose window has ended.
+            models.Index(fields=["expires_at"], name="limitcount_expires_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.count} until {self.expires_at:%Y-%m-%d %H:%M}"

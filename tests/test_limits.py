@@ -1,0 +1,58 @@
+"""The limits on sign-ups and password resets hold whatever the number of processes: they
+count in the database that every process shares (in Redis with CACHE_URL, tests/test_cache.py),
+not in each process's memory."""
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.urls import reverse
+
+from progress.accounts.limits import RESETS_PER_EMAIL, SIGNUPS_PER_ADDRESS
+from progress.accounts.models import LimitCount
+from tests.factories import UserFactory
+from tests.server import served
+from tests.worker import queued, run_worker
+
+SIGNUP = reverse("signup")
+RESET = reverse("password_reset")
+
+
+def allowed(rate: str) -> int:
+    return int(rate.split("/")[0])
+
+
+def at_once(post, count: int) -> list[int]:
+    """`count` posts, several at a time: each server process takes some."""
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return list(pool.map(post, range(count)))
+
+
+@pytest.mark.django_db(transaction=True)  # the server sees only what is committed
+def test_limits_hold_across_the_processes_of_the_server(mailoutbox):
+    """Counted per process, 20 resets for one e-mail from one address mailed 9 links with
+    three processes, and 15 sign-ups from one address were all let through."""
+    UserFactory(email="owner@example.com")
+    with served(workers=3, form_page=SIGNUP) as server:
+        resets = at_once(lambda n: server.post(RESET, {"email": "owner@example.com"}), 20)
+        signups = at_once(lambda n: server.post(SIGNUP, {"email": f"pupil{n}@example.com"}), 15)
+    assert sorted(resets) == [302] * allowed(RESETS_PER_EMAIL) + [429] * 17
+    assert sorted(signups) == [302] * allowed(SIGNUPS_PER_ADDRESS) + [429] * 5
+    assert len(queued("send_signup_email")) == allowed(SIGNUPS_PER_ADDRESS)
+    run_worker()
+    resets_sent = [m for m in mailoutbox if m.to == ["owner@example.com"]]
+    assert len(resets_sent) == allowed(RESETS_PER_EMAIL)
+
+
+@pytest.mark.django_db
+def test_an_hour_on_an_address_signs_up_again(client, monkeypatch):
+    for n in range(allowed(SIGNUPS_PER_ADDRESS)):
+        assert client.post(SIGNUP, {"email": f"pupil{n}@example.com"}).status_code == 302
+    assert client.post(SIGNUP, {"email": "one-more@example.com"}).status_code == 429
+    counted = LimitCount.objects.count()  # the address's, and each e-mail's
+    assert counted == allowed(SIGNUPS_PER_ADDRESS) + 2
+
+    an_hour_on = time.time() + 3660
+    monkeypatch.setattr(time, "time", lambda: an_hour_on)
+    assert client.post(SIGNUP, {"email": "next-lesson@example.com"}).status_code == 302
+    assert LimitCount.objects.count() == counted + 2  # a new window, new counters
