@@ -5,6 +5,7 @@ runs them wherever they are enqueued from."""
 
 from crontask import cron
 
+from progress.accounts.tasks import prune_limit_counts
 from progress.cohorts.tasks import (
     prune_finished_tasks,
     refresh_item_statistics,
@@ -18,3 +19,4 @@ cron("30 2 * * *")(refresh_item_statistics)
 cron("15 3 * * Sun")(prune_finished_tasks)
 cron("40 3 * * *")(remove_unused_question_media)
 cron("0 7 * * Mon")(send_digests)
+cron("20 * * * *")(prune_limit_counts)

@@ -348,6 +348,7 @@ def test_the_schedule_runs_every_periodic_task():
         "prune_finished_tasks": "day_of_week='sun', hour='3', minute='15'",
         "remove_unused_question_media": "hour='3', minute='40'",
         "send_digests": "day_of_week='mon', hour='7', minute='0'",
+        "prune_limit_counts": "hour='*', minute='20'",
     }
     assert set(jobs) == set(expected)
     for name, when in expected.items():

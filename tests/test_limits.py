@@ -1,6 +1,6 @@
 """The limits on sign-ups and password resets hold whatever the number of processes: they
 count in the database that every process shares (in Redis with CACHE_URL, tests/test_cache.py),
-not in each process's memory."""
+not in each process's memory, and their ended windows are pruned."""
 
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from progress.accounts.limits import RESETS_PER_EMAIL, SIGNUPS_PER_ADDRESS
 from progress.accounts.models import LimitCount
+from progress.accounts.tasks import prune_limit_counts
 from tests.factories import UserFactory
 from tests.server import served
 from tests.worker import queued, run_worker
@@ -45,7 +46,7 @@ def test_limits_hold_across_the_processes_of_the_server(mailoutbox):
 
 
 @pytest.mark.django_db
-def test_an_hour_on_an_address_signs_up_again(client, monkeypatch):
+def test_an_hour_on_an_address_signs_up_again_and_old_counts_are_pruned(client, monkeypatch):
     for n in range(allowed(SIGNUPS_PER_ADDRESS)):
         assert client.post(SIGNUP, {"email": f"pupil{n}@example.com"}).status_code == 302
     assert client.post(SIGNUP, {"email": "one-more@example.com"}).status_code == 429
@@ -56,3 +57,7 @@ def test_an_hour_on_an_address_signs_up_again(client, monkeypatch):
     monkeypatch.setattr(time, "time", lambda: an_hour_on)
     assert client.post(SIGNUP, {"email": "next-lesson@example.com"}).status_code == 302
     assert LimitCount.objects.count() == counted + 2  # a new window, new counters
+    prune_limit_counts.call()
+    # Only the new window's counters are left: the address's and the last e-mail's.
+    assert LimitCount.objects.count() == 2
+    assert client.post(SIGNUP, {"email": "and-another@example.com"}).status_code == 302

@@ -2,16 +2,16 @@
 backend (the "limits" cache of courseiva/settings.py, which django-ratelimit counts in) that
 holds counters, and only counters, in the database that every process shares.
 
-With the per-process cache, each gunicorn process counted on its own: with three of them, 20
-resets for one e-mail from one address mailed 9 links (three times the limit of 3) and 15
-sign-ups from one address were all let through. django-ratelimit starts a window's counter
-with add() and counts with incr(): each is one statement here (limit_query.py), atomic on
-SQLite and PostgreSQL, so processes counting at once never lose a count. Django's own
+With the per-process cache, each gunicorn process counted on its own: with three of them,
+20 resets for one e-mail from one address mailed up to 9 links (three times the limit of 3)
+and 15 sign-ups from one address were all let through. django-ratelimit starts a window's
+counter with add() and counts with incr(): each is one statement here (limit_query.py),
+atomic on SQLite and PostgreSQL, so processes counting at once never lose a count. Django's own
 DatabaseCache would not do: its incr() reads the value and writes it back.
 
-A key names its window, so a counter is never reused once its window ends, and is read as
-absent once it has. While the database is down nothing
-is counted, and nothing else of a sign-up or a reset can be done either: the error is the
+A key names its window, so a counter is never reused once its window ends; its row is
+dropped by the hourly prune (progress.accounts.tasks). While the database is down nothing is
+counted, and nothing else of a sign-up or a reset can be done either: the error is the
 request's, as for any page that needs the database."""
 
 import time
@@ -89,3 +89,9 @@ class DatabaseCounters(BaseCache):
 
     def clear(self) -> None:
         LimitCount.objects.all().delete()
+
+
+def prune_ended_counts() -> int:
+    """Drops the counters whose window has ended; how many. One query."""
+    deleted, _ = LimitCount.objects.filter(expires_at__lte=_now()).delete()
+    return deleted
