@@ -7,6 +7,7 @@ from typing import Any, cast
 import factory
 
 from progress.accounts.models import User
+from progress.cohorts.models import Cohort
 from progress.practice.recording import record_attempt
 from questions.models import Author, Exam, Kind, Option, Question, Rationale, Status, Topic
 
@@ -51,6 +52,22 @@ class ExamFactory(factory.django.DjangoModelFactory[Exam]):
     mock_question_count = 20
     mock_duration_minutes = 30
     mock_pass_percent = Decimal("70")
+
+
+class CohortFactory(factory.django.DjangoModelFactory[Cohort]):
+    """A class preparing for an exam, followed by an instructor."""
+
+    class Meta:
+        model = Cohort
+        skip_postgeneration_save = True
+
+    name = factory.Sequence(lambda n: f"Class {n}")
+    exam = factory.SubFactory(ExamFactory)
+
+    @factory.post_generation
+    def instructors(self: Cohort, create: bool, extracted: Any, **kwargs: Any) -> None:
+        if create:
+            self.instructors.add(*(extracted or [InstructorFactory()]))
 
 
 class TopicFactory(factory.django.DjangoModelFactory[Topic]):

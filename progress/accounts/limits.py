@@ -1,15 +1,25 @@
 """How often a sign-up or a password reset may be asked for: per address (the client's, behind
 the proxy too, see courseiva.lib.client) and per e-mail address. Without limits a script
 made 15 accounts in 5 s and sent 30 reset mails in about a second. The form behind a sign-up
-link is limited per link: it is the one page that says a username is taken."""
+link is limited per link: it is the one page that says a username is taken.
+
+A sign-up through a cohort's join link counts against the link instead of the address: a
+class behind one school's network, opening the link together at the start of a lesson, is
+forty sign-ups from one address in minutes. The limits count in the "limits" cache, which
+every process shares (courseiva/settings.py)."""
 
 from django.http import HttpRequest
 from django_ratelimit.core import is_ratelimited
 
 from courseiva.lib.client import client_address
+from progress.accounts.signup import invitation_path
 
 SIGNUPS_PER_ADDRESS = "10/h"
 SIGNUPS_PER_EMAIL = "3/h"
+# More than the largest class that signs up together (a lecture of 80, with a fifth of them
+# trying again after a typo in their address), and few for a script that holds a link: a
+# hundred mails an hour, still 3 per e-mail address, and the instructor can replace the link.
+SIGNUPS_PER_INVITATION = "100/h"
 ACCOUNT_FORMS_PER_LINK = "10/h"
 RESETS_PER_ADDRESS = "10/h"
 RESETS_PER_EMAIL = "3/h"
@@ -37,10 +47,20 @@ def _counted(request: HttpRequest, group: str, key: object, rate: str) -> bool:
 
 
 def signup_limited(request: HttpRequest) -> bool:
-    """Counts this sign-up and says whether it is over a limit (both counters move)."""
-    by_address = _counted(request, "signup-address", _address, SIGNUPS_PER_ADDRESS)
+    """Counts this sign-up and says whether it is over a limit (both counters move): per
+    e-mail, and per cohort join link for a visitor who came through one, else per address.
+    Costs a query for a visitor with a session, and one per counter without Redis."""
+    invitation = invitation_path(request)
+    if invitation is None:
+        by_source = _counted(request, "signup-address", _address, SIGNUPS_PER_ADDRESS)
+    else:
+
+        def link(group: str, request: HttpRequest) -> str:
+            return invitation
+
+        by_source = _counted(request, "signup-invitation", link, SIGNUPS_PER_INVITATION)
     by_email = _counted(request, "signup-email", _email, SIGNUPS_PER_EMAIL)
-    return by_address or by_email
+    return by_source or by_email
 
 
 def account_form_limited(request: HttpRequest, email: str) -> bool:

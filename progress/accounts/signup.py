@@ -20,6 +20,7 @@ from datetime import timedelta
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from django.conf import settings
 from django.core.mail import EmailMessage
+from django.http import HttpRequest
 from django.template import loader
 from django.urls import reverse
 from django.utils.crypto import salted_hmac
@@ -31,6 +32,11 @@ _SALT = "progress.accounts.signup"
 
 NEW_ADDRESS_SUBJECT = "Finish creating your Courseiva account"
 KNOWN_ADDRESS_SUBJECT = "Someone tried to sign up to Courseiva with your e-mail"
+
+# The session key under which a visitor's invitation (a cohort's join page, which puts it
+# there) waits while they sign in or sign up: those pages say which cohort and whose
+# (registration/_invitation.html), and a sign-up made for it counts against it (limits.py).
+INVITATION_SESSION_KEY = "invitation"
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,16 @@ def _fernet() -> MultiFernet:
             for secret in secrets
         ]
     )
+
+
+def invitation_path(request: HttpRequest) -> str | None:
+    """The join page this sign-up is for: the one this visitor opened (its invitation waits
+    in their session), when the sign-up goes back to it. Not a page merely named by `next`,
+    which anyone may write."""
+    invitation = request.session.get(INVITATION_SESSION_KEY)
+    path = invitation.get("path") if isinstance(invitation, dict) else None
+    next_url = request.POST.get("next") or request.GET.get("next")
+    return path if isinstance(path, str) and path and path == next_url else None
 
 
 def signup_token(email: str, next_url: str) -> str:

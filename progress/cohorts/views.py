@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
+from progress.accounts.signup import INVITATION_SESSION_KEY
 from progress.cohorts.forms import CohortForm, CoInstructorForm, DigestForm
 from progress.cohorts.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Membership
 from progress.cohorts.table import BANDS, SORTS, cohort_table, csv_rows, topic_spreads
@@ -270,11 +271,6 @@ def my_cohorts(request: AuthenticatedHttpRequest) -> HttpResponse:
         .order_by("-joined_at")
     )
     return TemplateResponse(request, "progress/cohorts/mine.html", {"memberships": memberships})
-
-
-# The session key under which a visitor's invitation waits while they sign in or sign up:
-# those pages say which cohort and whose (registration/_invitation.html).
-INVITATION_SESSION_KEY = "invitation"
 
 
 @require_http_methods(["GET", "POST"])
