@@ -36,8 +36,15 @@ Variables (all optional in development):
   DEFAULT_FROM_EMAIL    sender of password-reset mail, default Courseiva <noreply@localhost>.
   FORCE_SCRIPT_NAME     the URL prefix when the site is served under a path, default none;
                         never taken from the request.
-  AXES_FAILURE_LIMIT    failed sign-ins (per account, per address) before a lock, default 5.
-  AXES_COOLOFF_MINUTES  how long a lock lasts, default 15.
+  AXES_FAILURE_LIMIT    failed sign-ins for one account from one address before that
+                        account is locked there, default 5.
+  AXES_ADDRESS_FAILURE_LIMIT
+                        failed sign-ins from one address, whatever the accounts, before the
+                        address is locked (credential stuffing), default 100.
+  AXES_ACCOUNT_FAILURE_LIMIT
+                        failed sign-ins for one account, whatever the addresses, before the
+                        account is locked everywhere, default 20.
+  AXES_COOLOFF_MINUTES  how long a failure counts and a lock lasts, default 15.
   TRUSTED_PROXIES       comma-separated addresses of the proxies in front of the site (the TLS
                         proxy): sign-in lockouts then count the client's address from their
                         X-Forwarded-For instead of the proxy's. Default none.
@@ -313,10 +320,19 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "progress_home"
 LOGOUT_REDIRECT_URL = "home"
 
+# Failed sign-ins lock an account at one address (AXES_FAILURE_LIMIT), an address whatever the
+# accounts (AXES_ADDRESS_FAILURE_LIMIT, ours) and an account whatever the addresses
+# (AXES_ACCOUNT_FAILURE_LIMIT, ours), each failure counting over the cool-off: the handler
+# gives each its own limit (see progress.accounts.lockout). One limit for an address and an
+# account alike locked a whole class behind a school's network after one learner's typos.
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_ADDRESS_FAILURE_LIMIT = env_int("AXES_ADDRESS_FAILURE_LIMIT", 100, minimum=1)
+AXES_ACCOUNT_FAILURE_LIMIT = env_int("AXES_ACCOUNT_FAILURE_LIMIT", 20, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
-# A list of single parameters: too many failures for one account, or from one address, locks.
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address", "username"]
+AXES_HANDLER = "progress.accounts.lockout.AccountAtAddressHandler"
+# A success forgets that account's failures at that address (not the address's: see the
+# handler).
 AXES_RESET_ON_SUCCESS = True
 # Count failures per account, however it was named (username, or its e-mail in any case).
 AXES_USERNAME_CALLABLE = "progress.accounts.lockout.axes_username"
