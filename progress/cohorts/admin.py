@@ -49,7 +49,7 @@ class QuestionWithReportsAdmin(QuestionAdmin):
             .annotate(n=Count("pk"))
             .values("n")
         )
-        # The item statistics over everyone, as compute_item_statistics stored them.
+        # The item statistics over everyone, as the worker keeps them (cohorts.item_statistics).
         overall = ItemStatistic.objects.filter(question=OuterRef("pk"), cohort__isnull=True)
         return (
             super()

@@ -1,5 +1,6 @@
 """Cohorts: a class preparing for one exam, its instructors and its learners (memberships), and
-the item statistics of the exam's questions, stored for everyone and per cohort."""
+the item statistics of the exam's questions, stored for everyone and per cohort, with how far
+they go per exam (ItemStatisticsMark)."""
 
 import secrets
 
@@ -88,11 +89,11 @@ MIN_FLAG_LEARNERS = 10
 
 class ItemStatistic(models.Model):
     """A question's statistics over the attempts of everyone (cohort empty) or of one cohort's
-    learners, as `compute_item_statistics` last computed them (pages read these, never the
-    attempts). Facility and discrimination are over each learner's first answer to the
-    question, as in a test: facility is the share right; discrimination is the correlation
-    of that answer with the learner's score on the exam's other questions (the "rest of the
-    test" of Moodle's quiz statistics)."""
+    learners, as the worker last left them (pages read these, never the attempts; see
+    progress.cohorts.item_statistics). Facility and discrimination are over each learner's
+    first answer to the question, as in a test: facility is the share right; discrimination
+    is the correlation of that answer with the learner's score on the exam's other questions
+    (the "rest of the test" of Moodle's quiz statistics)."""
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="statistics")
     cohort = models.ForeignKey(
@@ -100,6 +101,7 @@ class ItemStatistic(models.Model):
     )
     attempts = models.PositiveIntegerField(default=0)  # every answer, repeats included
     learners = models.PositiveIntegerField(default=0)  # learners with a first answer
+    right = models.PositiveIntegerField(default=0)  # of them, those right at it
     facility = models.FloatField(null=True)  # 0..1
     discrimination = models.FloatField(null=True)  # -1..1; None when it cannot be computed
     # Option key -> how many answers chose it (an answer may choose several).
@@ -107,6 +109,9 @@ class ItemStatistic(models.Model):
     median_seconds = models.FloatField(null=True)
     flags = models.JSONField(default=list)  # [[code, reason], ...]
     flagged = models.BooleanField(default=False)  # any flag: what "flags first" sorts on
+    # The running sums of the discrimination's correlation ({"n": ..., "sx": ..., ...}), kept
+    # so that what new answers change can be added to them.
+    moments = models.JSONField(default=dict)
     computed_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -126,6 +131,22 @@ class ItemStatistic(models.Model):
     @property
     def flag_codes(self) -> list[str]:
         return [code for code, _ in self.flags]
+
+
+class ItemStatisticsMark(models.Model):
+    """How far an exam's item statistics go: its attempts counted (up to an id) and the
+    learners counted in each of its cohorts' figures. The full recompute
+    (compute_item_statistics) sets every exam's mark to what it counted."""
+
+    exam = models.OneToOneField(Exam, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    # The exam's attempts up to this id are in its figures. None: nothing of the exam is
+    # counted yet, whatever rows there are (those of a recompute from before the marks).
+    last_attempt_id = models.BigIntegerField(null=True)
+    # {cohort id: [learner id, ...]}: the members whose answers the cohorts' figures count.
+    members = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return f"Item statistics of {self.exam_id} up to attempt {self.last_attempt_id}"
 
 
 def item_flags(
