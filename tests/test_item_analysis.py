@@ -11,12 +11,13 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.urls import reverse
 
-from progress.accounts.models import INSTRUCTORS_GROUP
+from progress.accounts.models import INSTRUCTORS_GROUP, User
+from progress.cohorts.item_refresh import refresh_exam_statistics
 from progress.cohorts.item_statistics import compute_item_statistics
-from progress.cohorts.models import Cohort, ItemStatistic, Membership
+from progress.cohorts.models import Cohort, ItemStatistic, ItemStatisticsMark, Membership
 from progress.practice.models import Attempt
 from progress.practice.recording import record_attempt
-from questions.models import Kind
+from questions.models import Kind, Question
 from questions.pages.snapshot import question_page
 from tests.factories import (
     ExamFactory,
@@ -286,6 +287,109 @@ def test_recomputing_replaces_the_rows():
     assert statistic(question).attempts == 1
     assert statistic(question).facility == 1.0
     assert not ItemStatistic.objects.filter(question=lone).exists()
+
+
+# --- An exam's refresh: only what changed, the same figures -----------------------------------
+
+
+def stored_figures(exam):
+    """Every figure stored for the exam's questions (rows and option shares), floats rounded:
+    what a refresh and a recompute must agree on."""
+    rows = {
+        (row.question_id, row.cohort_id): (
+            row.attempts, row.learners, row.right, round(row.facility or 0, 9),
+            None if row.discrimination is None else round(row.discrimination, 9),
+            row.option_counts, row.median_seconds, row.flags,
+        )
+        for row in ItemStatistic.objects.filter(question__topic__exam=exam)
+    }  # fmt: skip
+    shares = {
+        question.pk: (
+            question.answered_by,
+            [option.chosen_by for option in question.options.order_by("position")],
+        )
+        for question in Question.objects.filter(topic__exam=exam)
+    }
+    return rows, shares
+
+
+def last_attempt():
+    return Attempt.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+def test_an_exams_refresh_counts_what_changed_and_agrees_with_a_recompute(small_exam):
+    """After the small exam's recompute: repeats, new first answers (which move the learners'
+    rest scores on every question they answered), a newcomer, a learner joining a cohort and
+    one leaving it. The refresh reads only the learners concerned and stores what a recompute
+    from every attempt stores."""
+    q1, q2, q3, q4 = (small_exam[name] for name in ("q1", "q2", "q3", "q4"))
+    exam = q1.topic.exam
+    a, b, c, _, e, f = (User.objects.get(username=name) for name in "abcdef")
+    cohort = Cohort.objects.create(name="Class", exam=exam)
+    for member in (a, b, e):
+        Membership.objects.create(cohort=cohort, learner=member)
+    compute_item_statistics()
+    # F answers the rest of the exam (three new first answers), A repeats q2 wrongly, a
+    # newcomer answers q3 and q4 with times; C joins the cohort, E leaves it.
+    answer(f, q2, keys(q2)[:2], seconds=12)
+    answer(f, q3, keys(q3)[1:2], seconds=50)
+    answer(f, q4, keys(q4)[:1])
+    answer(a, q2, [keys(q2)[2]], seconds=90)
+    newcomer = UserFactory(username="g")
+    answer(newcomer, q3, keys(q3)[:1], seconds=25)
+    answer(newcomer, q4, keys(q4)[1:2], seconds=35)
+    Membership.objects.create(cohort=cohort, learner=c)
+    Membership.objects.filter(cohort=cohort, learner=e).delete()
+    refresh_exam_statistics(exam, up_to=last_attempt())
+    refreshed = stored_figures(exam)
+    assert statistic(q2).attempts == 7  # A to E, then F's first and A's repeat
+    assert statistic(q3, cohort).learners == 3  # A, B and C now
+    compute_item_statistics()
+    assert stored_figures(exam) == refreshed
+
+
+def test_a_refresh_with_nothing_new_changes_nothing_and_keeps_the_other_exams(small_exam):
+    exam = small_exam["q1"].topic.exam
+    elsewhere = statistic(small_exam["elsewhere"])
+    before = stored_figures(exam)
+    # Counted up to the last attempt already: a refresh reads nothing and writes nothing.
+    assert refresh_exam_statistics(exam, up_to=last_attempt()) == 0
+    assert stored_figures(exam) == before
+    # Answers to another exam are that exam's refresh's to count.
+    record_answer(UserFactory(), small_exam["elsewhere"], False)
+    assert refresh_exam_statistics(exam, up_to=last_attempt()) == 0
+    assert statistic(small_exam["elsewhere"]).attempts == elsewhere.attempts == 1
+
+
+def test_an_exam_never_counted_is_counted_from_its_attempts(small_exam):
+    """Figures stored before the marks kept no sums to add to: the exam's first refresh
+    counts every attempt of the exam again, and agrees with a recompute."""
+    exam = small_exam["q1"].topic.exam
+    expected = stored_figures(exam)
+    ItemStatisticsMark.objects.all().delete()
+    ItemStatistic.objects.update(moments={}, right=0)
+    record_answer(UserFactory(), small_exam["q1"], True)
+    refresh_exam_statistics(exam, up_to=last_attempt())
+    assert statistic(small_exam["q1"]).learners == 7
+    refreshed = stored_figures(exam)
+    compute_item_statistics()
+    assert stored_figures(exam) == refreshed != expected
+
+
+def test_a_cohort_moved_to_another_exam_leaves_the_exams_figures():
+    exam, other = ExamFactory(), ExamFactory()
+    question = QuestionFactory(topic=TopicFactory(exam=exam))
+    cohort = Cohort.objects.create(name="Class", exam=exam)
+    learner = UserFactory()
+    Membership.objects.create(cohort=cohort, learner=learner)
+    record_answer(learner, question, True)
+    refresh_exam_statistics(exam, up_to=last_attempt())
+    assert statistic(question, cohort).attempts == 1
+    cohort.exam = other
+    cohort.save()
+    refresh_exam_statistics(exam, up_to=last_attempt())
+    assert not ItemStatistic.objects.filter(cohort=cohort).exists()
+    assert statistic(question).attempts == 1
 
 
 def test_the_command_prints_its_summary():

@@ -7,8 +7,9 @@ Every figure but the median is a sum, over learners, of what each learner's answ
 (`count_learner`): their answers and the options they chose; their first answer to each
 question, right or not, with their score on the exam's other questions (the rest score) in the
 sums of the discrimination's correlation. So the one formula serves two ways of computing: all
-at once from every attempt (`compute_item_statistics`), and by taking away from the stored
-sums what some learners' answers added to them, then adding what they add now."""
+at once from every attempt (`compute_item_statistics`: nightly, and by hand), and an exam's
+refresh, which takes away what the learners who answered since added to the stored sums and
+adds what they add now (progress.cohorts.item_refresh)."""
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field

@@ -109,8 +109,8 @@ class ItemStatistic(models.Model):
     median_seconds = models.FloatField(null=True)
     flags = models.JSONField(default=list)  # [[code, reason], ...]
     flagged = models.BooleanField(default=False)  # any flag: what "flags first" sorts on
-    # The running sums of the discrimination's correlation ({"n": ..., "sx": ..., ...}), kept
-    # so that what new answers change can be added to them.
+    # The running sums of the discrimination's correlation ({"n": ..., "sx": ..., ...}): an
+    # exam's refresh adds what its new answers change to them (cohorts.item_refresh).
     moments = models.JSONField(default=dict)
     computed_at = models.DateTimeField(default=timezone.now)
 
@@ -135,8 +135,9 @@ class ItemStatistic(models.Model):
 
 class ItemStatisticsMark(models.Model):
     """How far an exam's item statistics go: its attempts counted (up to an id) and the
-    learners counted in each of its cohorts' figures. The full recompute
-    (compute_item_statistics) sets every exam's mark to what it counted."""
+    learners counted in each of its cohorts' figures. The exam's refresh counts only what
+    changed since (cohorts.item_refresh); the full recompute (compute_item_statistics) sets
+    every exam's mark to what it counted."""
 
     exam = models.OneToOneField(Exam, on_delete=models.CASCADE, primary_key=True, related_name="+")
     # The exam's attempts up to this id are in its figures. None: nothing of the exam is
