@@ -9,14 +9,14 @@ class ProgressConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
 
         from progress.accounts.roles import learn_role
-        from progress.cohorts.tasks import refresh_cohort_exams, refresh_exam_figures
+        from progress.cohorts.tasks import enqueue_exam_refresh, refresh_cohort_exams
         from progress.practice import pending
         from progress.practice.public_pages import LearnerQuestionPage
         from questions.pages import extensions
 
         extensions.register(LearnerQuestionPage())
-        # Answers' batches enqueue the refresh of their exam's cohort figures, and a refit
-        # refreshes them all: the cohorts room's work, which practice cannot import.
-        pending.on_exam_answers(refresh_exam_figures)
+        # Answers' batches enqueue the refresh of their exam's figures (when it is due), and a
+        # refit refreshes them all: the cohorts room's work, which practice cannot import.
+        pending.on_exam_answers(enqueue_exam_refresh)
         pending.on_refit(refresh_cohort_exams)
         user_logged_in.connect(learn_role, dispatch_uid="progress.learn_role")

@@ -1,29 +1,29 @@
 """Background work through the real task backend and its worker: answers enqueue one batch of
-the questions' difficulties however many they are, which enqueues one refresh per exam; the
-worker stores the cohort figures and, after enough answers, the item statistics and a refit;
-the sweep, the password-reset mail, the weekly digest and its opt-out; the pages say how fresh
-their figures are; the admin lists the tasks."""
+the questions' difficulties however many they are, which enqueues one refresh per exam, at
+most one every 2 minutes; the worker stores the cohort figures, the item statistics and the
+option shares within 2 minutes of the answers and, after enough answers, a refit; the sweep,
+the password-reset mail, the weekly digest and its opt-out; the pages say how fresh their
+figures are; the admin lists the tasks."""
 
 from datetime import timedelta
 from functools import partial
+from itertools import pairwise
 
 import pytest
 from django.core import mail
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from progress.cohorts import tasks
-from progress.cohorts.models import Cohort, ItemStatistic, Membership
-from progress.practice.pending import (
-    ITEM_STATISTICS,
-    QUESTION_BATCH,
-    REFIT,
-    PendingWork,
-    exam_key,
-)
+from progress.cohorts.models import Cohort, ItemStatistic, ItemStatisticsMark, Membership
+from progress.cohorts.tasks import REFRESH_EVERY
+from progress.practice.models import Attempt
+from progress.practice.pending import QUESTION_BATCH, REFIT, PendingWork, exam_key
 from progress.practice.tasks import BATCH_EVERY
 from progress.readiness.models import ExamAbility, ExamReadiness, QuestionReadiness
+from questions.models import Question
 from tests.factories import (
     InstructorFactory,
     StaffFactory,
@@ -32,8 +32,9 @@ from tests.factories import (
     record_answer,
     storage_and_serving_exam,
 )
+from tests.test_item_analysis import cards, figures
 from tests.threads import run_at_once
-from tests.worker import queued, run_worker
+from tests.worker import Clock, due_at, queued, run_worker
 
 # The worker commits: these tests run outside a test transaction (and so do the answers'
 # on-commit enqueues).
@@ -43,6 +44,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def exam():
     return storage_and_serving_exam()
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    return Clock(monkeypatch)
 
 
 @pytest.fixture
@@ -75,7 +81,7 @@ def finished(task_name):
 # --- Coalescing and the cohort figures ---------------------------------------------------------
 
 
-def test_many_answers_enqueue_one_refresh_and_the_worker_stores_the_figures(cohort, exam):
+def test_many_answers_enqueue_one_refresh_and_the_worker_stores_the_figures(cohort, exam, clock):
     learners = [UserFactory() for _ in range(3)]
     join(cohort, *learners)
     storage, serving = exam.topics.order_by("position")
@@ -97,12 +103,16 @@ def test_many_answers_enqueue_one_refresh_and_the_worker_stores_the_figures(coho
     )
     result = finished("refresh_exam_figures").get()
     assert (result.status, result.return_value) == ("SUCCESSFUL", 3)
-    # The answers count towards the item statistics and the refit.
-    assert pending_answers(ITEM_STATISTICS) == pending_answers(REFIT) == 12
+    # The answers count towards the refit.
+    assert pending_answers(REFIT) == 12
 
-    # An answer after the batch opens the next one.
+    # An answer after the batch opens the next one, whose refresh of the exam waits until 2
+    # minutes after the last.
     answer_topic(learners[0], serving, 2, right=False)
     assert len(queued("update_question_difficulties")) == 1
+    run_worker()
+    assert ExamReadiness.objects.get(exam=exam, learner=learners[0]).answers == 4
+    clock.forward(minutes=2)
     run_worker()
     mine = ExamReadiness.objects.get(exam=exam, learner=learners[0])
     assert mine.answers == ExamAbility.objects.get(exam=exam, learner=learners[0]).answers == 6
@@ -167,31 +177,125 @@ def test_the_sweep_closes_a_task_its_worker_left_running():
     assert tasks.close_lost_tasks() == 0
 
 
-def test_enough_answers_recompute_the_item_statistics_and_refit_the_model(
-    cohort, exam, monkeypatch
-):
-    monkeypatch.setattr(tasks, "ITEM_STATISTICS_EVERY", 5)
+def test_enough_answers_refit_the_model(cohort, exam, monkeypatch, clock):
     monkeypatch.setattr(tasks, "REFIT_EVERY", 8)
     learner = UserFactory()
     join(cohort, learner)
     storage, serving = exam.topics.order_by("position")
     answer_topic(learner, storage, 4, right=True)
     run_worker()
-    assert not ItemStatistic.objects.exists()  # 4 answers: not yet
+    assert not finished("refit_learner_model").exists()  # 4 answers: not yet
 
     answer_topic(learner, serving, 4, right=False)
+    clock.forward(minutes=2)
     run_worker()  # the refresh, then what it enqueued
     assert ItemStatistic.objects.filter(cohort=None).count() == 8
     assert ItemStatistic.objects.filter(cohort=cohort).count() == 8
-    assert finished("refresh_item_statistics").get().status == "SUCCESSFUL"
     refit = finished("refit_learner_model").get()
     assert refit.status == "SUCCESSFUL"
     assert "too few to fit on" in refit.return_value  # 8 answers: the parameters stay
-    # The rebuild replayed the answers; the figures it made stale were refreshed.
+    # The rebuild replayed the answers; the figures it made stale are refreshed 2 minutes
+    # after the last refresh of the exam.
     assert ExamAbility.objects.get(learner=learner).answers == 8
+    [stale] = queued("refresh_exam_figures")
+    assert due_at(stale) == ItemStatisticsMark.objects.get(exam=exam).started_at + REFRESH_EVERY
+    clock.forward(minutes=2)
+    run_worker()
     assert ExamReadiness.objects.get(learner=learner).answers == 8
-    assert pending_answers(ITEM_STATISTICS) is None
     assert pending_answers(REFIT) is None
+
+
+# --- Fresh within 2 minutes -------------------------------------------------------------------
+
+
+def refreshes_of(exam):
+    """The exam's refreshes enqueued so far (run or not), by when they were due."""
+    results = [r for r in finished("refresh_exam_figures") if r.args_kwargs["args"] == [exam.pk]]
+    return sorted(results, key=due_at)
+
+
+def counted(exam):
+    """The answers to the exam the item statistics over everyone count."""
+    rows = ItemStatistic.objects.filter(cohort=None, question__topic__exam=exam)
+    return sum(rows.values_list("attempts", flat=True))
+
+
+def test_a_class_quiz_shows_in_the_item_analysis_cohort_figures_and_shares_in_2_minutes(
+    client, clock, cohort, exam, instructor
+):
+    quiz = list(Question.objects.filter(topic__exam=exam).order_by("topic__position", "pk"))[:20]
+    first = quiz[0]
+    # Someone answered a moment ago and the exam was refreshed then: the class's answers wait
+    # for the next refresh, the longest wait there is.
+    record_answer(UserFactory(), first, True)
+    run_worker()
+    last = ItemStatisticsMark.objects.get(exam=exam).started_at
+    clock.forward(seconds=10)
+    learners = [UserFactory() for _ in range(30)]
+    join(cohort, *learners)
+    for n, learner in enumerate(learners):
+        for k, question in enumerate(quiz):
+            record_answer(learner, question, (n + k) % 3 != 0)  # two in three right
+    assert Attempt.objects.filter(exam=exam).count() == 601
+    run_worker()  # the batch of the 600: the exam's refresh is due 2 minutes after the last
+    [refresh] = queued("refresh_exam_figures")
+    assert due_at(refresh) == last + REFRESH_EVERY
+    client.force_login(instructor)
+    everyone = reverse("item_analysis", args=[exam.slug])
+    assert figures(cards(client.get(everyone).text)[first.uid])["Learners"] == "1 1 answer"
+
+    clock.forward(seconds=(due_at(refresh) - clock.now()).total_seconds())
+    run_worker()
+    page = client.get(everyone).text
+    assert figures(cards(page)[first.uid])["Learners"] == "31 31 answers"
+    assert figures(cards(page)[quiz[1].uid])["Learners"] == "30 30 answers"
+    assert 'updated <time datetime="' in page
+    assert ">just now</time>" in page
+    class_page = client.get(everyone, {"cohort": cohort.code}).text
+    assert len(cards(class_page)) == 20
+    # Learners 1, 2, 4, 5, ... of the 30 were right on the first question: 20 of them.
+    assert figures(cards(class_page)[first.uid])["Facility"] == "67%"
+    # The cohort's figures, stored by the worker.
+    stored = ExamReadiness.objects.filter(exam=exam, learner__in=learners)
+    assert sorted(stored.values_list("answers", flat=True)) == [20] * 30
+    # The question page's option shares: of 31 learners, 21 chose the key, 10 a wrong option.
+    visitor = Client()
+    key = first.options.get(is_correct=True).key
+    shown = visitor.post(first.get_absolute_url(), {"choice": [key]}).text
+    assert "the 31 learners who answered" in shown
+    assert "Chosen by 68% of learners" in shown
+    assert "Chosen by 32% of learners" in shown
+
+
+def test_a_burst_of_answers_enqueues_at_most_one_refresh_per_exam_every_2_minutes(clock, exam):
+    other = storage_and_serving_exam()
+    questions = list(Question.objects.filter(topic__exam=exam).order_by("pk"))
+    learners = [UserFactory() for _ in range(3)]
+    answered_at = []
+    # An answer to the exam every 30 seconds for 4 minutes, the worker running in between.
+    for step in range(9):
+        for learner in learners:
+            record_answer(learner, questions[step], True)
+            answered_at.append(clock.now())
+        if step == 1:  # the other exam's first answer, in the middle of the exam's wait
+            record_answer(learners[0], other.topics.first().questions.first(), True)
+        run_worker()
+        # No answer waits more than 2 minutes for the figures; the other exam's, not at all.
+        waited = [when for when in answered_at if clock.now() - when >= REFRESH_EVERY]
+        assert counted(exam) >= len(waited)
+        assert counted(other) == (1 if step >= 1 else 0)
+        clock.forward(seconds=30)
+    # Refreshes due at 0 minutes, then 2 minutes after each began: at 2, 4, and 6 (not due yet).
+    dues = [due_at(result) for result in refreshes_of(exam)]
+    assert len(dues) == 4
+    assert all(later - earlier >= REFRESH_EVERY for earlier, later in pairwise(dues))
+    assert [result.status for result in refreshes_of(exam)][-1] == "READY"
+    assert counted(exam) == 24
+    clock.forward(minutes=2)
+    run_worker()
+    assert counted(exam) == 27
+    assert len(refreshes_of(exam)) == 4
+    assert len(refreshes_of(other)) == 1
 
 
 # --- Mail ------------------------------------------------------------------------------------

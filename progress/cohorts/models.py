@@ -3,6 +3,7 @@ the item statistics of the exam's questions, stored for everyone and per cohort,
 they go per exam (ItemStatisticsMark)."""
 
 import secrets
+from datetime import datetime, timedelta
 
 from django.db import models
 from django.db.models import (
@@ -133,11 +134,29 @@ class ItemStatistic(models.Model):
         return [code for code, _ in self.flags]
 
 
+class ItemStatisticsMarkQuerySet(models.QuerySet["ItemStatisticsMark"]):
+    def begin(self, exam: Exam, *, not_within: timedelta) -> bool:
+        """Record that a refresh of the exam begins now, in the caller's transaction; False
+        (nothing recorded) when one began less than `not_within` ago. Locks the exam's mark
+        (made if missing) until the caller's transaction ends. Two queries."""
+        mark, _ = self.select_for_update().get_or_create(exam=exam)
+        now = timezone.now()
+        if mark.started_at is not None and now - mark.started_at < not_within:
+            return False
+        mark.started_at = now
+        mark.save(update_fields=["started_at"])
+        return True
+
+    def last_start(self, exam_id: int) -> datetime | None:
+        """When the exam's last refresh began (None: never). One query."""
+        return self.filter(exam_id=exam_id).values_list("started_at", flat=True).first()
+
+
 class ItemStatisticsMark(models.Model):
-    """How far an exam's item statistics go: its attempts counted (up to an id) and the
-    learners counted in each of its cohorts' figures. The exam's refresh counts only what
-    changed since (cohorts.item_refresh); the full recompute (compute_item_statistics) sets
-    every exam's mark to what it counted."""
+    """How far an exam's item statistics go: its attempts counted (up to an id), the learners
+    counted in each of its cohorts' figures, and when its last refresh began. The exam's
+    refresh counts only what changed since (cohorts.item_refresh); the full recompute
+    (compute_item_statistics) sets every exam's mark to what it counted."""
 
     exam = models.OneToOneField(Exam, on_delete=models.CASCADE, primary_key=True, related_name="+")
     # The exam's attempts up to this id are in its figures. None: nothing of the exam is
@@ -145,6 +164,10 @@ class ItemStatisticsMark(models.Model):
     last_attempt_id = models.BigIntegerField(null=True)
     # {cohort id: [learner id, ...]}: the members whose answers the cohorts' figures count.
     members = models.JSONField(default=dict)
+    # When the last refresh began: the next waits until REFRESH_EVERY after it (cohorts.tasks).
+    started_at = models.DateTimeField(null=True)
+
+    objects = ItemStatisticsMarkQuerySet.as_manager()
 
     def __str__(self) -> str:
         return f"Item statistics of {self.exam_id} up to attempt {self.last_attempt_id}"

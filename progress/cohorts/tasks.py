@@ -2,11 +2,15 @@
 the answers' batches (see `progress.practice.pending`) and by the schedule (`progress.tasks`).
 Nothing here runs in a request.
 
-- An exam's cohort figures (ExamReadiness of its cohorts' learners): after a batch of the
-  questions' difficulties (progress.practice.tasks), coalesced to one pending refresh per
-  exam; each refresh also counts its answers towards the item statistics and the refit, and
-  enqueues them once enough have come; after a refit, every cohort exam's.
-- The item statistics: after ITEM_STATISTICS_EVERY new answers, and nightly.
+- An exam's figures: the stored figures of its cohorts' learners (ExamReadiness), its item
+  statistics for everyone and its cohorts, and its questions' option shares, counting only
+  what changed (progress.cohorts.item_refresh). After a batch of the questions'
+  difficulties (progress.practice.tasks), coalesced to one pending refresh per exam and at
+  most one refresh per exam in any REFRESH_EVERY; each refresh also counts its answers
+  towards the refit, and enqueues it once enough have come; after a refit, every cohort
+  exam's.
+- The item statistics of every question recomputed from the attempts, nightly (what the
+  refreshes cannot see: deleted accounts and questions).
 - The sweep: refreshes and batches whose enqueue was lost, tasks a lost worker left running.
 - The queue's housekeeping: finished tasks' results pruned.
 - The instructors' weekly digest, Monday morning.
@@ -16,15 +20,17 @@ import logging
 from datetime import timedelta
 
 from django.core.management import call_command
+from django.db import transaction
 from django.tasks import task
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from progress.cohorts.digest import send_weekly_digests
+from progress.cohorts.item_refresh import refresh_exam_statistics
 from progress.cohorts.item_statistics import compute_item_statistics
-from progress.cohorts.models import Cohort, Membership
+from progress.cohorts.models import Cohort, ItemStatisticsMark, Membership
 from progress.practice.models import Attempt
-from progress.practice.pending import ITEM_STATISTICS, REFIT, PendingWork, exam_key
+from progress.practice.pending import REFIT, PendingWork, exam_key
 from progress.practice.tasks import refit_learner_model, update_question_difficulties
 from progress.readiness.batches import last_boundary
 from progress.readiness.standing import refresh_exam_readiness
@@ -32,9 +38,10 @@ from questions.models import Exam
 
 logger = logging.getLogger(__name__)
 
-# New answers (site-wide) after which the item statistics are recomputed: they read every
-# attempt, so not after each batch of answers.
-ITEM_STATISTICS_EVERY = 2000
+# At most one refresh of an exam's figures in any such span: answers meanwhile wait in the
+# exam's pending row for the next, due this long after the last one began. A class's figures
+# are so at most this old, and a busy exam costs the worker one refresh per span.
+REFRESH_EVERY = timedelta(minutes=2)
 # New answers after which the learner model is fitted again and the state rebuilt from every
 # attempt (the heaviest job there is).
 REFIT_EVERY = 20_000
@@ -57,39 +64,64 @@ def _crossed(totals: tuple[int, int], every: int) -> bool:
     return before < every <= after
 
 
+def enqueue_exam_refresh(exam_id: int) -> None:
+    """Enqueue the refresh of the exam's figures: at once, or REFRESH_EVERY after the last one
+    began when that is later (handed to progress.practice.pending at start-up: an exam's
+    pending row calls this when answers open it). One query, then the enqueue."""
+    last = ItemStatisticsMark.objects.last_start(exam_id)
+    due = last + REFRESH_EVERY if last is not None else None
+    if due is not None and due > timezone.now():
+        refresh_exam_figures.using(run_after=due).enqueue(exam_id)
+    else:
+        refresh_exam_figures.enqueue(exam_id)
+
+
 @task
 def refresh_exam_figures(exam_id: int) -> int:
     """Recompute the stored figures of the exam's cohort learners who answered since theirs
-    were stored; count the answers towards the item statistics and the refit, and enqueue
-    those once enough have come. Returns how many learners were recomputed."""
-    answers = PendingWork.objects.take(exam_key(exam_id))
+    were stored, and count the answers since the last refresh in the exam's item statistics
+    and option shares; count them towards the refit, and enqueue it once enough have come.
+    Returns how many learners were recomputed.
+
+    Does nothing when a refresh of the exam began under REFRESH_EVERY ago: every enqueue is
+    due REFRESH_EVERY after the last start it saw, so that refresh began after this one was
+    enqueued (a duplicate: the sweep's, or a refit's), and saw what this one would."""
     exam = Exam.objects.filter(pk=exam_id).first()
     if exam is None:
+        PendingWork.objects.take(exam_key(exam_id))
         return 0
+    with transaction.atomic():
+        if not ItemStatisticsMark.objects.begin(exam, not_within=REFRESH_EVERY):
+            logger.info("A refresh of %s began under %s ago: skipped.", exam.code, REFRESH_EVERY)
+            return 0
+        answers = PendingWork.objects.take(exam_key(exam_id))
     learners = Membership.objects.filter(cohort__exam=exam).values("learner_id")
     refreshed = refresh_exam_readiness(learners, exam)
+    # Up to the last batch: every attempt below its boundary has committed.
+    rows = refresh_exam_statistics(exam, up_to=last_boundary())
     if answers:
-        totals = PendingWork.objects.note({ITEM_STATISTICS: answers, REFIT: answers})
-        if _crossed(totals[ITEM_STATISTICS], ITEM_STATISTICS_EVERY):
-            refresh_item_statistics.enqueue()
+        totals = PendingWork.objects.note({REFIT: answers})
         if _crossed(totals[REFIT], REFIT_EVERY):
             refit_learner_model.enqueue()
-    logger.info("Refreshed the figures of %d learners on %s.", refreshed, exam.code)
+    logger.info(
+        "Refreshed the figures of %d learners and %d item statistics on %s.",
+        refreshed, rows, exam.code,
+    )  # fmt: skip
     return refreshed
 
 
 @task
 def refresh_item_statistics() -> int:
-    """Recompute the item analysis of every question; returns the rows written."""
-    PendingWork.objects.take(ITEM_STATISTICS)
-    return compute_item_statistics()
+    """Recompute the item analysis of every question from the attempts up to the last batch
+    (the exams' refreshes count those after); returns the rows written."""
+    return compute_item_statistics(up_to=last_boundary())
 
 
 def refresh_cohort_exams() -> None:
     """Enqueue the refresh of every cohort exam's figures: after a refit, which made them
     all stale (handed to progress.practice.tasks at start-up)."""
     for exam_id in Cohort.objects.values_list("exam_id", flat=True).distinct().order_by():
-        refresh_exam_figures.enqueue(exam_id)
+        enqueue_exam_refresh(exam_id)
 
 
 @task
@@ -101,7 +133,7 @@ def sweep_pending_refreshes() -> int:
     close_lost_tasks()
     exams = PendingWork.objects.stale_exams(timezone.now() - SWEEP_AFTER)
     for exam_id in exams:
-        refresh_exam_figures.enqueue(exam_id)
+        enqueue_exam_refresh(exam_id)
     if Attempt.objects.filter(pk__gt=last_boundary()).exists():
         update_question_difficulties.enqueue()
         return len(exams) + 1

@@ -1,12 +1,13 @@
 """Work that answers make for the worker, coalesced: one row per piece of work (the next batch
-of the questions' difficulties, an exam's cohort figures, the item statistics, a refit of the
-learner model). Answers only open the batch's row, and only when their read found it closed
-(`open_batch`, an insert that does nothing when another answer came first): answers lock no
-row that every learner shares. The batch counts its answers into the exams' rows, whose
-refreshes it enqueues when it opens them; the exams' rows count the answers towards the item
-statistics and the refit. The batch and the refit are this room's tasks (`tasks.py`); an
-exam's refresh, and what a refit leaves to do, are the cohorts room's, handed in here at
-start-up (`progress/apps.py`), since practice cannot import the room above it.
+of the questions' difficulties, an exam's figures, a refit of the learner model). Answers only
+open the batch's row, and only when their read found it closed (`open_batch`, an insert that
+does nothing when another answer came first): answers lock no row that every learner shares.
+The batch counts its answers into the exams' rows and has an exam's refresh enqueued when it
+opens the exam's row (when the refresh is due is the cohorts room's to say: at most one per
+exam every 2 minutes); the exams' refreshes count the answers towards the refit. The batch
+and the refit are this room's tasks (`tasks.py`); an exam's refresh, and what a refit leaves
+to do, are the cohorts room's, handed in here at start-up (`progress/apps.py`), since
+practice cannot import the room above it.
 
 Races: an exam's count is one upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) on a
 unique key, so of two counts at once exactly one sees the row opened. The worker takes a row
@@ -20,16 +21,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
-from typing import Any
 
 from django.db import models, transaction
-from django.tasks import Task
 from django.utils import timezone
 
 from courseiva.lib.sql import fetch_all, upsert_values
 
 # The keys of the rows.
-ITEM_STATISTICS = "item-statistics"
 REFIT = "refit"
 # The batched update of the questions' difficulties (progress.readiness.batches). Answers do
 # not count themselves in it: every learner would lock its row. An answer reads whether it is
@@ -75,18 +73,19 @@ class PendingWorkQuerySet(models.QuerySet["PendingWork"]):
             return row.answers
 
     def after_answers(self, exam_counts: Mapping[int, int]) -> None:
-        """Count new answers (per exam id) in the caller's transaction, and enqueue the
-        refresh of each exam whose row they open once it commits. One query; the enqueue
-        (one insert) only for the answer that opens the row."""
+        """Count new answers (per exam id) in the caller's transaction, and have the refresh
+        of each exam whose row they open enqueued once it commits. One query; the enqueue
+        (what the cohorts room hands in) only for the answers that open the row: those after
+        wait in it for that refresh, however late the cohorts room makes it."""
         opened = self.note({exam_key(exam_id): n for exam_id, n in exam_counts.items()})
-        task = _from_cohorts.exam_refresh
-        if task is None:
+        enqueue = _from_cohorts.exam_refresh
+        if enqueue is None:
             return
         for exam_id in exam_counts:
             before, _ = opened.get(exam_key(exam_id), (1, 1))
             if before == 0:
                 # Robust: a failed enqueue must not fail the answer; the sweep finds the row.
-                transaction.on_commit(partial(task.enqueue, exam_id), robust=True)
+                transaction.on_commit(partial(enqueue, exam_id), robust=True)
 
     def open_batch(self) -> bool:
         """Open the row of the next batch of the questions' difficulties; False when it is
@@ -113,16 +112,17 @@ class _FromCohorts:
     """What the cohorts room hands in at start-up (progress/apps.py): the work that answers and
     refits leave to it, which practice cannot import."""
 
-    exam_refresh: Task[Any, Any] | None = None  # enqueued with an exam's id (after_answers)
+    # Enqueues the refresh of the exam of this id (after_answers).
+    exam_refresh: Callable[[int], object] | None = None
     after_refit: Callable[[], object] | None = None  # called after each refit (refitted)
 
 
 _from_cohorts = _FromCohorts()
 
 
-def on_exam_answers(task: Task[Any, Any]) -> None:
-    """Enqueue `task` with the exam's id when answers open an exam's row."""
-    _from_cohorts.exam_refresh = task
+def on_exam_answers(enqueue: Callable[[int], object]) -> None:
+    """Call `enqueue` with the exam's id when answers open an exam's row."""
+    _from_cohorts.exam_refresh = enqueue
 
 
 def on_refit(then: Callable[[], object]) -> None:
