@@ -100,6 +100,7 @@ bench: $(STAMP)
 	$(PY) bench/http_pages.py
 	$(PY) bench/dashboard.py
 	$(PY) bench/cohort.py
+	$(PY) bench/item_refresh.py
 	DEBUG=1 $(PY) bench/signup.py
 
 # Pictures of the main pages for the README, taken over a throwaway demo in Debian's Chromium.
