@@ -1,6 +1,7 @@
-"""Findings of the security and reliability review, each closed with a test: NUL bytes, usernames
-of dots, formulas in the cohort CSV, personal pages kept out of shared caches, the probes behind
-an HTTPS redirect, kept connections checked after a database restart."""
+"""Findings of the security and reliability review, each closed with a test: NUL bytes (in the
+address, a form, the session cookie), usernames of dots, formulas in the cohort CSV, personal
+pages kept out of shared caches, the probes behind an HTTPS redirect, kept connections checked
+after a database restart."""
 
 import csv
 import io
@@ -33,6 +34,32 @@ def test_a_nul_byte_is_a_400_not_a_500(client, method, url, data):
     response = getattr(client, method)(url, data) if data else getattr(client, method)(url)
     assert response.status_code == 400
     assert "NUL character" in response.text
+
+
+# What a browser sends, as the probe did: Django's cookie parser decodes the quoted octal
+# escape into a NUL. The others are keys Django never makes (too long for the column, foreign
+# characters).
+@pytest.mark.parametrize(
+    "cookie",
+    ['sessionid="abcdefghij\\000klmnop"', f"sessionid={'a' * 41}", "sessionid=ABCDEFGHIJ'--"],
+)
+def test_a_session_key_django_never_makes_is_no_session_and_no_query(client, cookie):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from progress.accounts.models import Session
+
+    session_table = connection.ops.quote_name(Session._meta.db_table)
+    learner = UserFactory()
+    client.force_login(learner)  # a real session too: the bad cookie replaces it
+    with CaptureQueriesContext(connection) as captured:
+        public = client.get(reverse("home"), HTTP_COOKIE=cookie)
+        personal = client.get(reverse("progress_home"), HTTP_COOKIE=cookie)
+    assert public.status_code == 200
+    assert not public.wsgi_request.user.is_authenticated
+    assert personal.status_code == 302
+    assert personal.url.startswith(reverse("login"))
+    assert [q["sql"] for q in captured.captured_queries if session_table in q["sql"]] == []
 
 
 @pytest.mark.parametrize("username", [".", "..", "..."])

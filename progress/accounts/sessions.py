@@ -8,15 +8,24 @@ checks it against the session (the password hash) as always. The session data st
 authority on who is signed in: the column is a copy for the join. Everything else is
 Django's db backend: SESSION_ENGINE names this module."""
 
+import re
 from contextvars import ContextVar
 from typing import Any
 
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.backends import db
+from django.contrib.sessions.backends.base import VALID_KEY_CHARS
 from django.core.exceptions import ValidationError
 
 from progress.accounts.models import Session, User
 from progress.accounts.session_query import session_with_user
+
+# A key Django could have made: its own characters (it makes 32), at least its floor of 8 and
+# at most what the column holds. Django checks only the length, and its cookie parser decodes a
+# quoted octal escape, so `sessionid="abcdefghij\000klmnop"` reached the query with a NUL,
+# which PostgreSQL refuses: a 500 on every page. Any other key is no session, as a cookie
+# naming no row is, and is never sent to the database.
+WELL_FORMED_KEY = re.compile(f"[{VALID_KEY_CHARS}]{{8,40}}")
 
 # The user read with this thread's session (its request's SessionStore), until the backend
 # takes it: each request makes a new SessionStore, which clears it.
@@ -35,6 +44,9 @@ class SessionStore(db.SessionStore):
     def __init__(self, session_key: str | None = None) -> None:
         super().__init__(session_key)
         _read_user.set(None)  # another request's, or none
+
+    def _validate_session_key(self, key: str | None) -> bool:
+        return key is not None and WELL_FORMED_KEY.fullmatch(key) is not None
 
     @classmethod
     def get_model_class(cls) -> type[Session]:
