@@ -139,6 +139,37 @@ def test_a_bad_file_is_a_400_with_its_reason_and_writes_nothing(
     assert Question.objects.count() == 0
 
 
+QTI_ITEM = (
+    '<assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="deep">'
+    '<responseDeclaration identifier="R" cardinality="single" baseType="identifier">'
+    "<correctResponse><value>A</value></correctResponse></responseDeclaration><itemBody>{}"
+    '<choiceInteraction responseIdentifier="R" maxChoices="1"><simpleChoice identifier="A">a'
+    '</simpleChoice><simpleChoice identifier="B">b</simpleChoice></choiceInteraction>'
+    "</itemBody></assessmentItem>"
+)
+
+
+# Each was a bare 500: a RecursionError in json (100,000 deep) or in reading the QTI item's
+# content (1,500 deep).
+@pytest.mark.parametrize(
+    ("name", "nest"),
+    [
+        ("deep.json", lambda n: '{"exams": ' + "[" * n + "]" * n + "}"),
+        ("deep.xml", lambda n: QTI_ITEM.format("<div>" * n + "x" + "</div>" * n)),
+        ("deep-moodle.xml", lambda n: "<quiz>" + "<a>" * n + "</a>" * n + "</quiz>"),
+    ],
+)
+@pytest.mark.parametrize("depth", [1_500, 100_000])
+def test_a_file_nested_too_deep_is_a_form_error_and_imports_nothing(
+    curator, exam, name, nest, depth
+):
+    response = preview(curator, name, nest(depth).encode(), exam=exam.slug)
+    assert response.status_code == 400
+    assert re.search(r'id="id_bank_file_error"><li>[^<]*nested more than 100 levels', response.text)
+    assert 'name="token"' not in response.text
+    assert Question.objects.count() == 0
+
+
 def test_a_foreign_file_needs_an_exam(curator, exam):
     raw = (FIXTURES / "moodle-questions.gift.txt").read_bytes()
     response = preview(curator, "bank.gift", raw)

@@ -126,6 +126,36 @@ def test_invalid_json_is_rejected_with_line_and_column(tmp_path, capsys):
     assert "line 2" in err
 
 
+# The probe's file was 100,000 deep: a RecursionError's traceback instead of a problem.
+@pytest.mark.parametrize("depth", [101, 1_500, 100_000])
+@pytest.mark.parametrize(
+    "nest",
+    [
+        lambda n: '{"exams": ' + "[" * n + "]" * n + "}",
+        lambda n: '{"a": ' * n + "1" + "}" * n,
+        lambda n: "[" * n + "]" * n,
+    ],
+    ids=["arrays", "objects", "top-level"],
+)
+def test_a_file_nested_too_deep_is_one_listed_problem_at_any_depth(tmp_path, capsys, depth, nest):
+    before = table_counts()
+    with pytest.raises(CommandError, match="Nothing imported: 1 problem found") as refused:
+        run_import(write(tmp_path, nest(depth)))
+    assert refused.value.returncode == 1  # manage.py's exit status
+    err = capsys.readouterr().err
+    assert "bank.json: (file): nested more than 100 levels deep" in err
+    assert table_counts() == before
+
+
+def test_a_bank_nested_as_deep_as_allowed_is_checked_as_usual(tmp_path, capsys):
+    document = '{"format": "courseiva-bank", "version": 1, "exams": [], "x": ' + (
+        "[" * 99 + "]" * 99 + "}"
+    )  # 100 levels, the document's object the first
+    err = rejection(tmp_path, capsys, document)
+    assert "Additional properties are not allowed ('x' was unexpected)" in err
+    assert "levels deep" not in err
+
+
 def test_missing_file_is_a_clear_error(tmp_path, capsys):
     with pytest.raises(CommandError):
         run_import(tmp_path / "nope.json")

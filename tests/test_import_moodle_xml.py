@@ -376,3 +376,15 @@ def test_export_json_stays_the_default(capsys, tmp_path):
     capsys.readouterr()
     call_command("export_bank")
     assert json.loads(capsys.readouterr().out)["format"] == "courseiva-bank"
+
+
+@pytest.mark.parametrize("depth", [101, 100_000])
+def test_a_file_nested_too_deep_is_refused_at_any_depth(capsys, exam, tmp_path, depth):
+    text = quiz(multichoice("Deep", '<answer fraction="100"><text>a</text></answer>')).replace(
+        "<quiz>", "<quiz>" + "<x>" * depth + "</x>" * depth
+    )
+    _, result = refused(capsys, write(tmp_path, "deep.xml", text), "--exam", exam.slug)
+    assert [error["message"] for error in result["errors"]] == [
+        "the file is nested more than 100 levels deep: refused (a bank needs about ten)"
+    ]
+    assert not Question.objects.exists()

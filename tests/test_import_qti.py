@@ -578,3 +578,48 @@ def test_a_section_ref_to_a_missing_file_is_an_error():
     assert [error.message for error in bank.errors] == [
         "tests/t.xml: its section sections/routing.xml is not in the package"
     ]
+
+
+# Nesting: the item's content is read recursively, and was a RecursionError from about 500
+# levels; every depth past the limit is now the same listed error. -------------------------
+
+
+@pytest.mark.parametrize("depth", [101, 1_500, 100_000])
+def test_an_item_nested_too_deep_is_an_error_at_any_depth(capsys, exam, tmp_path, depth):
+    body = "<div>" * depth + "Deep?" + "</div>" * depth + CHOICE
+    _, result = refused(capsys, write(tmp_path, "deep.xml", item("d", body)), "--exam", exam.slug)
+    [error] = result["errors"]
+    assert error["message"] == (
+        "the file: nested more than 100 levels deep: refused (a bank needs about ten)"
+    )
+    assert not Question.objects.exists()
+
+
+def test_in_a_package_the_deep_item_is_an_error_and_the_others_import(capsys, exam, tmp_path):
+    deep = item("d", "<div>" * 1_500 + "</div>" * 1_500 + CHOICE)
+    raw = package(
+        {"imsmanifest.xml": manifest("a.xml", "d.xml"), "a.xml": item("a", CHOICE), "d.xml": deep}
+    )
+    _, result = refused(capsys, write(tmp_path, "p.zip", raw), "--exam", exam.slug)
+    assert [error["message"] for error in result["errors"]] == [
+        "d.xml: nested more than 100 levels deep: refused (a bank needs about ten)"
+    ]
+    _, result = run(capsys, write(tmp_path, "p.zip", raw), "--exam", exam.slug, "--skip-invalid")
+    assert result["imported"] == 1
+
+
+def test_sections_nested_file_in_file_too_deep_are_an_error():
+    # Each section file refers to the next: every file is shallow, the chain is not.
+    files = {
+        f"sections/s{n}.xml": f'<qti-assessment-section xmlns="{QTI3}" identifier="s{n}" '
+        f'title="S{n}" visible="true"><qti-assessment-section-ref identifier="s{n + 1}" '
+        f'href="s{n + 1}.xml"/></qti-assessment-section>'
+        for n in range(1, 1_000)
+    }
+    bank = qti.read_package(section_ref_package(section=files.pop("sections/s1.xml"), extra=files))
+    # The test's own section is the first level, s1 the second: s100 is the 101st.
+    assert [error.message for error in bank.errors] == [
+        "sections/s100.xml: its sections are nested more than 100 levels deep: refused "
+        "(a bank needs about ten)"
+    ]
+    assert bank.questions == []

@@ -7,7 +7,7 @@ interchange format parsed (see `questions.bank.formats.courseiva` and docs/quest
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import cache
@@ -45,6 +45,31 @@ class BankError(Exception):
     def __init__(self, problems: Sequence[Problem]) -> None:
         self.problems = list(problems)
         super().__init__("\n".join(str(problem) for problem in self.problems))
+
+
+# How deep a bank file may nest: our documents are 7 levels (the document, its exams, an exam,
+# its questions, a question, its options, an option), a QTI item's XHTML a dozen or two.
+# Deeper, the readers and their libraries run out of stack (json at some depth the interpreter
+# decides, a QTI item's content at about 500): a file nested further is refused, whatever the
+# depth, before anything walks it.
+MAX_NESTING = 100
+TOO_DEEP = f"nested more than {MAX_NESTING} levels deep: refused (a bank needs about ten)"
+
+
+def nests_deeper_than[Node](
+    root: Node, children: Callable[[Node], Iterable[Node]], limit: int = MAX_NESTING
+) -> bool:
+    """Whether a tree (root at level 1) goes below `limit` levels. Level by level, not
+    recursive, and it stops at the limit: a tree a million deep costs `limit` levels."""
+    level = [root]
+    for _ in range(limit):
+        below: list[Node] = []
+        for node in level:
+            below.extend(children(node))
+        if not below:
+            return False
+        level = below
+    return True
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterable[SchemaError]:

@@ -26,7 +26,7 @@ from defusedxml import DefusedXmlException, EntitiesForbidden, ExternalReference
 from defusedxml.ElementTree import DefusedXMLParser
 from defusedxml.ElementTree import ParseError as XMLSyntaxError
 
-from questions.bank.checks import Document
+from questions.bank.checks import TOO_DEEP, Document, nests_deeper_than
 from questions.bank.formats.foreign import (
     MAX_FILE_BYTES,
     ForeignFileError,
@@ -162,6 +162,10 @@ def _parse(text: str) -> tuple[Element, dict[Element, int]] | ParseError:
         line, column = error.position
         message = re.sub(r": line \d+, column \d+$", "", str(error))
         return ParseError(line, f"not well-formed XML: {message} (column {column + 1})")
+    # A Moodle export is five elements deep; refused like any other format's file beyond
+    # the limit, whatever reads the tree later.
+    if nests_deeper_than(root, iter):
+        return ParseError(0, f"the file is {TOO_DEEP}")
     return root, builder.lines
 
 

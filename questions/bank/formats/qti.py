@@ -45,6 +45,7 @@ from xml.etree.ElementTree import ParseError as XMLSyntaxError
 import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
 
+from questions.bank.checks import MAX_NESTING, TOO_DEEP, nests_deeper_than
 from questions.bank.formats.foreign import (
     HTML_ELEMENTS,
     ForeignOption,
@@ -118,6 +119,8 @@ def _hyphenated(name: str) -> str:
 
 
 def parse_xml(raw: bytes | str, place: str) -> Element:
+    """The file's tree; QtiError when it is not well-formed, declares entities or nests
+    deeper than any item (the item's content is read recursively)."""
     try:
         if _without_dtd(raw):
             # Nothing to defuse: entities are declared only in a DTD (<!DOCTYPE ...>), and
@@ -125,8 +128,9 @@ def parse_xml(raw: bytes | str, place: str) -> Element:
             # The C parser builds the tree several times faster than defusedxml's Python one.
             parser = XMLParser()  # noqa: S314 - no DTD, so nothing to expand
             parser.feed(raw)
-            return parser.close()
-        return SafeElementTree.fromstring(raw)
+            root = parser.close()
+        else:
+            root = SafeElementTree.fromstring(raw)
     except DefusedXmlException as error:
         raise QtiError(
             f"{place}: refused: the XML declares entities or external references "
@@ -134,6 +138,9 @@ def parse_xml(raw: bytes | str, place: str) -> Element:
         ) from None
     except XMLSyntaxError as error:
         raise QtiError(f"{place}: not well-formed XML ({error})") from None
+    if nests_deeper_than(root, iter):
+        raise QtiError(f"{place}: {TOO_DEEP}")
+    return root
 
 
 # The start of an XML file whose bytes expat reads as ASCII (UTF-8, the default, or a
@@ -579,6 +586,9 @@ def _walk_test(
     section kept in a file of its own (`assessmentSectionRef`) is read there, its item refs
     relative to it; each section file once (a file referred to again, or by itself, adds
     nothing new)."""
+    # Each file is within the limit, but a chain of section files adds up.
+    if len(sections) > MAX_NESTING:
+        raise QtiError(f"{test_path}: its sections are {TOO_DEEP}")
     for child in element:
         kind = name_of(child)
         if kind == "assessmentSection":
