@@ -6,6 +6,7 @@ Images are allowed only from our own media URLs (`/media/q/<sha256>.<ext>`, ques
 no external image, no `data:` URI; an `<img>` with any other source is removed.
 """
 
+import html as html_lib
 import re
 import threading
 
@@ -94,6 +95,8 @@ def render_markdown_inline(text: str) -> SafeString:
     return mark_safe(html)  # noqa: S308 - sanitised by render_markdown
 
 
+# Python-Markdown's backslash escapes: `\*` is a star, not emphasis.
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()>#+\-.!])")
 _FENCE = re.compile(r"```.*?```", re.S)
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LINE_MARKERS = re.compile(r"^\s{0,3}(?:#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s?)", re.M)
@@ -104,13 +107,19 @@ _TAG = re.compile(r"<[^>]*>")
 def quick_snippet(text: str, length: int) -> str:
     """Plain text from the start of author markdown, without running the markdown renderer:
     for lists of many questions, where rendering each stem would cost more than the page.
-    The result is plain text; templates escape it."""
+    The result is plain text, the characters a reader sees; templates escape it.
+
+    Markdown spells some characters as entities or backslash escapes: the importers write a
+    `<` of plain text as `&lt;` and a star as `\\*`. Left so, the template escaped them again
+    and a title read `What &amp;lt;script&amp;gt;`. Escapes become entities first, out of the
+    way of the markup's patterns; once the tags are gone, every entity is its character."""
+    text = _ESCAPED.sub(lambda match: f"&#{ord(match.group(1))};", text)
     text = _FENCE.sub(" ", text)
     text = _LINK.sub(r"\1", text)
     text = _LINE_MARKERS.sub("", text)
     text = _EMPHASIS.sub(r"\2", text)
     text = _TAG.sub("", text)
-    text = " ".join(text.split())
+    text = " ".join(html_lib.unescape(text).split())
     if len(text) <= length:
         return text
     return text[: length - 1].rsplit(" ", 1)[0].rstrip(",;:.") + "…"

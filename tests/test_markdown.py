@@ -1,8 +1,11 @@
 """Author markdown renders, and nothing executable survives."""
 
+import html
+import re
+
 import pytest
 
-from questions.markup import render_markdown, sanitise_html
+from questions.markup import quick_snippet, render_markdown, sanitise_html
 
 
 def test_markdown_renders_emphasis_code_lists_and_tables():
@@ -62,3 +65,24 @@ def test_empty_text_renders_nothing():
 )
 def test_imported_html_is_sanitised_and_plain_text_kept(source, sanitised):
     assert sanitise_html(source) == (source if sanitised is None else sanitised)
+
+
+@pytest.mark.parametrize(
+    ("source", "seen"),
+    [
+        # An importer's plain text: HTML's characters as entities, Markdown's escaped.
+        (
+            r"What &lt;b&gt; \# a\_b \* c \[x\] &amp; 1\. \> it?",
+            "What <b> # a_b * c [x] & 1. > it?",
+        ),
+        ("Which **service** rotates `keys`?", "Which service rotates keys?"),
+        ("# Heading\n\n<em>Kept</em> &#95;text&#95;", "Heading Kept _text_"),
+        ("[a link](https://example.com) and more", "a link and more"),
+    ],
+)
+def test_a_snippet_is_the_characters_the_reader_sees(source, seen):
+    # Plain text for templates to escape once: the text of the rendered markdown.
+    assert quick_snippet(source, 200) == seen
+    blocks_apart = re.sub(r"</?(?:p|h\d)>", " ", str(render_markdown(source)))
+    rendered = html.unescape(re.sub(r"<[^>]+>", "", blocks_apart))
+    assert " ".join(rendered.split()) == seen

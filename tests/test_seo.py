@@ -92,3 +92,66 @@ def test_a_topics_later_pages_are_their_own_canonical(client, bank):
         QuestionFactory(topic=bank["topic"], uid=f"more-{n:02d}")
     text = client.get("/exams/scs-c02/identity/?page=2").text
     assert '<link rel="canonical" href="/exams/scs-c02/identity/?page=2">' in text
+
+
+# What the learner reads, as each format writes it. The importers keep a plain `<` as `&lt;`
+# in the stem's markdown; the head and the listings showed `What &amp;lt;script&amp;gt;`.
+SHOWN = "What <script>alert(1)</script> & <b> mean?"
+FILES = {
+    "aiken": ("q.txt", f"{SHOWN}\nA) One\nB) Two\nANSWER: A\n"),
+    "gift-plain": ("q.gift", f"::q:: [plain]{SHOWN} {{=One ~Two}}\n"),
+    "gift-html": (
+        "q.gift",
+        "::q:: [html]What &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt; mean? "
+        "{=One ~Two}\n",
+    ),
+    "moodle-xml": (
+        "q.xml",
+        '<?xml version="1.0"?><quiz><question type="multichoice"><name><text>q</text></name>'
+        '<questiontext format="html"><text><![CDATA[<p>What &lt;script&gt;alert(1)&lt;/script&gt;'
+        " &amp; &lt;b&gt; mean?</p>]]></text></questiontext><single>true</single>"
+        '<answer fraction="100"><text>One</text></answer>'
+        '<answer fraction="0"><text>Two</text></answer></question></quiz>',
+    ),
+    "qti": (
+        "q.xml",
+        '<assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="q">'
+        '<responseDeclaration identifier="R" cardinality="single" baseType="identifier">'
+        "<correctResponse><value>A</value></correctResponse></responseDeclaration><itemBody>"
+        "<p>What &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt; mean?</p>"
+        '<choiceInteraction responseIdentifier="R" maxChoices="1"><simpleChoice identifier="A">'
+        'One</simpleChoice><simpleChoice identifier="B">Two</simpleChoice></choiceInteraction>'
+        "</itemBody></assessmentItem>",
+    ),
+}
+
+
+@pytest.mark.parametrize("source", FILES)
+def test_an_imported_stems_characters_are_escaped_once_in_the_head_and_lists(
+    client, tmp_path, capsys, source
+):
+    from django.core.management import call_command
+
+    from questions.models import Question, Status
+    from tests.foreign_files import write
+
+    topic = TopicFactory(slug="general", exam__slug="web", exam__code="WEB", weight=100)
+    name, text = FILES[source]
+    path = write(tmp_path, name, text)
+    call_command("import_bank", str(path), "--exam", "web", "--topic", topic.slug)
+    question = Question.objects.get()
+    Question.objects.update(status=Status.PUBLISHED)  # imports are in review
+    page = client.get(question.get_absolute_url()).text
+    head = page[: page.index("</head>")]
+    once = "What &lt;script&gt;alert(1)&lt;/script&gt; &amp; &lt;b&gt; mean?"
+    assert re.search(r"<title>(.*?)</title>", head).group(1).startswith(f"{once} · WEB")
+    description = re.search(r'<meta name="description" content="([^"]*)"', head).group(1)
+    assert description.endswith(f"practice question: {once}")
+    og = re.search(r'<meta property="og:description" content="([^"]*)"', head).group(1)
+    assert og == once
+    assert "&amp;lt;" not in page
+    assert "&amp;amp;" not in page
+    assert "<script>alert" not in page  # nothing injected
+    assert "<b> mean" not in page
+    listing = client.get("/exams/web/general/").text
+    assert f">{once}</a>" in listing
