@@ -63,7 +63,8 @@ serve: $(STAMP)
 	@# Stops on the deploy check's errors and shows its warnings; the settings module itself
 	@# refuses to start with an unsafe value. Forwarded headers (X-Forwarded-Proto) are
 	@# trusted only from the addresses in FORWARDED_ALLOW_IPS (gunicorn's, default 127.0.0.1):
-	@# set it to the TLS proxy's address, never to '*'.
+	@# set it to the TLS proxy's address, never to '*'. A '*' there, in ALLOWED_HOSTS or in
+	@# TRUSTED_PROXIES is one of the warnings (courseiva/checks.py).
 	DEBUG=0 $(PY) manage.py check --deploy --fail-level ERROR
 	DEBUG=0 $(PY) manage.py migrate --noinput
 	DEBUG=0 $(PY) manage.py collectstatic --noinput --verbosity 0

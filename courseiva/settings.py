@@ -3,7 +3,9 @@
 Variables (all optional in development):
   DEBUG                 on/off, default off. `make run` and the tests turn it on.
   SECRET_KEY            required with DEBUG off.
-  ALLOWED_HOSTS         comma-separated; required with DEBUG off.
+  ALLOWED_HOSTS         comma-separated; required with DEBUG off. A `*` there, in
+                        TRUSTED_PROXIES or in gunicorn's FORWARDED_ALLOW_IPS is a warning of
+                        the deploy check (courseiva/checks.py) that `make serve` runs.
   CSRF_TRUSTED_ORIGINS  comma-separated origins with scheme, e.g. https://courseiva.example
   SITE_URL              the public origin, e.g. https://courseiva.example: canonical links, Open
                         Graph tags and the sitemap name it; default none (links relative to
@@ -135,6 +137,7 @@ INSTALLED_APPS = [
     "crontask",
     "django_ratelimit",
     "questions",
+    "courseiva",  # its deploy checks (courseiva/checks.py)
 ]
 
 MIDDLEWARE = [

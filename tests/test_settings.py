@@ -11,7 +11,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SETTINGS_VARIABLES = {
     "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "CSRF_TRUSTED_ORIGINS",
     "CONN_MAX_AGE", "CACHE_URL", "LOG_LEVEL", "EMAIL_URL", "AXES_FAILURE_LIMIT", "SITE_URL",
-    "UNSAFE_MAIL_TO_CONSOLE", "FORCE_SCRIPT_NAME", "PG_PREPARE_THRESHOLD",
+    "UNSAFE_MAIL_TO_CONSOLE", "FORCE_SCRIPT_NAME", "PG_PREPARE_THRESHOLD", "TRUSTED_PROXIES",
+    "FORWARDED_ALLOW_IPS",
 }  # fmt: skip
 PRODUCTION = {
     "DEBUG": "0",
@@ -78,6 +79,33 @@ def test_bad_values_stop_start_up_naming_the_variable(variables, message):
     result = start(**{**PRODUCTION, **variables})
     assert result.returncode != 0
     assert message in result.stderr
+
+
+DEPLOY_CHECK = ("check", "--deploy", "--fail-level", "ERROR")  # as `make serve` runs it
+
+
+@pytest.mark.parametrize(
+    ("variables", "warning"),
+    [
+        ({"ALLOWED_HOSTS": "*"}, "(courseiva.W001) ALLOWED_HOSTS=* accepts any Host header"),
+        ({"ALLOWED_HOSTS": "courseiva.example,*"}, "(courseiva.W001)"),
+        ({"FORWARDED_ALLOW_IPS": "*"}, "(courseiva.W002) FORWARDED_ALLOW_IPS=* makes gunicorn"),
+        ({"FORWARDED_ALLOW_IPS": "192.0.2.10, *"}, "(courseiva.W002)"),
+        ({"TRUSTED_PROXIES": "*"}, "(courseiva.W003) TRUSTED_PROXIES=* is no wildcard"),
+    ],
+)
+def test_a_wildcard_with_debug_off_is_a_warning_at_start(variables, warning):
+    result = start(DEPLOY_CHECK, **{**PRODUCTION, **variables})
+    assert result.returncode == 0, result.stderr  # `make serve` goes on, saying so
+    assert warning in result.stderr
+    assert result.stderr.count("(courseiva.W") == 1
+
+
+def test_wildcards_on_a_developers_machine_are_not_warned_of():
+    # (The deploy check has its own errors there: console mail, the development key.)
+    result = start(DEPLOY_CHECK, DEBUG="1", ALLOWED_HOSTS="*", FORWARDED_ALLOW_IPS="*")
+    assert "(security.W018) You should not have DEBUG set to True" in result.stderr
+    assert "courseiva.W" not in result.stderr
 
 
 def test_missing_secret_key_with_debug_off_says_what_to_set():
