@@ -5,6 +5,7 @@ option shares within 2 minutes of the answers and, after enough answers, a refit
 the password-reset mail, the weekly digest and its opt-out; the pages say how fresh their
 figures are; the admin lists the tasks."""
 
+import time
 from datetime import timedelta
 from functools import partial
 from itertools import pairwise
@@ -17,7 +18,13 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from progress.cohorts import tasks
-from progress.cohorts.models import Cohort, ItemStatistic, ItemStatisticsMark, Membership
+from progress.cohorts.models import (
+    Cohort,
+    ItemStatistic,
+    ItemStatisticsMark,
+    Membership,
+    WorkerBeat,
+)
 from progress.cohorts.tasks import REFRESH_EVERY
 from progress.practice.models import Attempt
 from progress.practice.pending import QUESTION_BATCH, REFIT, PendingWork, exam_key
@@ -157,24 +164,97 @@ def test_a_batch_whose_enqueue_was_lost_is_swept_up(cohort, exam):
     assert pending_answers(exam_key(exam.pk)) is None
 
 
-def test_the_sweep_closes_a_task_its_worker_left_running():
-    """A worker killed mid-task (or cut off from its database) leaves the task marked running:
-    the sweep marks it failed after TASK_LOST_AFTER, and leaves running the ones within it."""
-    lost = tasks.refit_learner_model.enqueue()
-    busy = tasks.refresh_item_statistics.enqueue()
-    now = timezone.now()
-    for result, started in [
-        (lost, now - tasks.TASK_LOST_AFTER - timedelta(minutes=1)),
-        (busy, now),
-    ]:
-        DBTaskResult.objects.filter(pk=result.id).update(status="RUNNING", started_at=started)
+def running(task, worker: str | None, started_ago: timedelta) -> str:
+    """Enqueue `task` and mark it as claimed by `worker` (None: no id) `started_ago`."""
+    result = task.enqueue()
+    DBTaskResult.objects.filter(pk=result.id).update(
+        status="RUNNING",
+        started_at=timezone.now() - started_ago,
+        worker_ids=[worker] if worker else [],
+    )
+    return result.id
+
+
+def heard_from(worker: str, ago: timedelta) -> None:
+    WorkerBeat.objects.create(
+        worker_id=worker, started_at=timezone.now() - timedelta(hours=3),
+        beat_at=timezone.now() - ago,
+    )  # fmt: skip
+
+
+def test_the_admin_shows_failed_within_minutes_a_task_whose_worker_was_killed(client):
+    """A worker killed mid-task leaves its task marked running: once the worker has been
+    silent for WORKER_LOST_AFTER, the next sweep marks it failed, however recent the task."""
+    heard_from("killed", ago=tasks.WORKER_LOST_AFTER + timedelta(seconds=30))
+    lost = running(tasks.refit_learner_model, "killed", started_ago=timedelta(minutes=4))
     tasks.sweep_pending_refreshes.call()
-    closed = DBTaskResult.objects.get(pk=lost.id)
+    closed = DBTaskResult.objects.get(pk=lost)
     assert closed.status == "FAILED"
     assert closed.exception_class_path == "progress.cohorts.tasks.TaskLost"
-    assert "Still marked running 2 hours after it started: its worker stopped" in closed.traceback
-    assert DBTaskResult.objects.get(pk=busy.id).status == "RUNNING"
+    assert "Its worker killed has not been heard from for over 3 minutes" in closed.traceback
+    client.force_login(StaffFactory())
+    page = client.get(
+        reverse("admin:django_tasks_database_dbtaskresult_changelist") + "?status__exact=FAILED"
+    )
+    assert "refit_learner_model" in page.text
     assert tasks.close_lost_tasks() == 0
+
+
+def test_a_long_task_of_a_worker_still_beating_stays_running():
+    heard_from("busy", ago=timedelta(seconds=20))
+    refit = running(tasks.refit_learner_model, "busy", started_ago=timedelta(hours=3))
+    assert tasks.close_lost_tasks() == 0
+    assert DBTaskResult.objects.get(pk=refit).status == "RUNNING"
+
+
+def test_a_task_of_a_worker_without_a_heartbeat_is_lost_after_two_hours():
+    """django-tasks-db's own worker records no heartbeat: only the long wait tells."""
+    lost = running(tasks.refit_learner_model, "stock", started_ago=tasks.TASK_LOST_AFTER * 1.1)
+    busy = running(tasks.refresh_item_statistics, None, started_ago=timedelta(minutes=30))
+    assert tasks.close_lost_tasks() == 1
+    closed = DBTaskResult.objects.get(pk=lost)
+    assert closed.status == "FAILED"
+    assert "Still marked running 2 hours after it started, by a worker that records no " in (
+        closed.traceback
+    )
+    assert DBTaskResult.objects.get(pk=busy).status == "RUNNING"
+
+
+def test_the_worker_beats_while_a_long_task_runs_and_the_sweep_leaves_it(monkeypatch):
+    from progress.cohorts import heartbeat
+
+    monkeypatch.setattr(heartbeat, "BEAT_EVERY", timedelta(seconds=0.05))
+    monkeypatch.setattr(tasks, "WORKER_LOST_AFTER", timedelta(seconds=0.5))
+    seen = []
+
+    def long_refit(**_: object) -> int:
+        # As a refit of minutes would, at this scale: longer than the silence that is lost.
+        seen.append(WorkerBeat.objects.get().beat_at)
+        time.sleep(1.5)
+        seen.append(WorkerBeat.objects.get().beat_at)
+        return tasks.close_lost_tasks()  # the sweep, run by another worker meanwhile
+
+    monkeypatch.setattr(tasks, "compute_item_statistics", long_refit)
+    tasks.refresh_item_statistics.enqueue()
+    run_worker()
+    assert finished("refresh_item_statistics").get().return_value == 0  # nothing lost
+    assert seen[1] - seen[0] > timedelta(seconds=1)
+
+
+def test_a_worker_started_again_under_its_id_closes_what_it_left_running():
+    heard_from("worker-1", ago=timedelta(seconds=5))
+    left = running(tasks.refit_learner_model, "worker-1", started_ago=timedelta(minutes=1))
+    run_worker(worker_id="worker-1")  # `make worker` with --worker-id, started again
+    closed = DBTaskResult.objects.get(pk=left)
+    assert closed.status == "FAILED"
+    assert "Its worker worker-1 started again while it ran" in closed.traceback
+
+
+def test_the_sweep_forgets_workers_silent_for_a_day():
+    heard_from("gone", ago=timedelta(days=1, minutes=1))
+    heard_from("here", ago=timedelta(seconds=1))
+    tasks.close_lost_tasks()
+    assert list(WorkerBeat.objects.values_list("worker_id", flat=True)) == ["here"]
 
 
 def test_enough_answers_refit_the_model(cohort, exam, monkeypatch, clock):

@@ -1,7 +1,7 @@
-"""The task worker of the real backend (django-tasks-db's `db_worker`, as `make worker` runs
-it), run in the test's process until no task is due. The worker commits what it does, so
-tests that run it are transactional (`django_db(transaction=True)`). A `Clock` moves Django's
-time on, for the tasks due later (`run_after`)."""
+"""The task worker of the real backend (`db_worker`: django-tasks-db's with our heartbeat, as
+`make worker` runs it), run in the test's process until no task is due. The worker commits
+what it does, so tests that run it are transactional (`django_db(transaction=True)`). A
+`Clock` moves Django's time on, for the tasks due later (`run_after`)."""
 
 import signal
 from datetime import datetime, timedelta
@@ -12,7 +12,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult, get_date_max
 
 
-def run_worker(*, wait: bool = True) -> None:
+def run_worker(*, wait: bool = True, **options: str) -> None:
     """With `wait`, the answers' batch of the questions' difficulties, queued a few seconds
     after them (BATCH_EVERY), runs too, as if its time had come; other tasks due later wait for
     the `Clock`."""
@@ -27,7 +27,13 @@ def run_worker(*, wait: bool = True) -> None:
     handlers = {number: signal.getsignal(number) for number in signals}
     try:
         call_command(
-            "db_worker", batch=True, reload=False, startup_delay=False, interval=0, verbosity=0
+            "db_worker",
+            batch=True,
+            reload=False,
+            startup_delay=False,
+            interval=0,
+            verbosity=0,
+            **options,
         )
     finally:
         for number, handler in handlers.items():

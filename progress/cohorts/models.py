@@ -1,6 +1,7 @@
 """Cohorts: a class preparing for one exam, its instructors and its learners (memberships), and
 the item statistics of the exam's questions, stored for everyone and per cohort, with how far
-they go per exam (ItemStatisticsMark)."""
+they go per exam (ItemStatisticsMark). And the task workers' heartbeats, which the sweep of
+this room's tasks reads (progress.cohorts.tasks)."""
 
 import secrets
 from datetime import datetime, timedelta
@@ -193,3 +194,33 @@ def item_flags(
     elif facility > 0.95:
         flags.append(["too-easy", f"too easy: {facility:.0%} right"])
     return flags
+
+
+class WorkerBeatQuerySet(models.QuerySet["WorkerBeat"]):
+    def beat(self, worker_id: str) -> None:
+        """Record that the worker is alive now. One query, two the first time."""
+        now = timezone.now()
+        if not self.filter(worker_id=worker_id).update(beat_at=now):
+            self.create(worker_id=worker_id, started_at=now, beat_at=now)
+
+    def last_beats(self) -> dict[str, datetime]:
+        """Each worker's last beat. One query: read apart, the workers and the live ones
+        could disagree about a worker whose first beat came between the two."""
+        return dict(self.values_list("worker_id", "beat_at"))
+
+
+class WorkerBeat(models.Model):
+    """A task worker's heartbeat: its id (the one each task it claims records in
+    `worker_ids`) and when it last said it is alive, every few seconds from a thread of its
+    own, also while a long task runs (progress/management/commands/db_worker.py). A running
+    task whose worker has gone silent lost it: the sweep marks it failed, and removes the
+    rows of workers silent for a day."""
+
+    worker_id = models.CharField(max_length=64, primary_key=True)
+    started_at = models.DateTimeField()
+    beat_at = models.DateTimeField()
+
+    objects = WorkerBeatQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"Worker {self.worker_id}, last heard {self.beat_at:%Y-%m-%d %H:%M:%S}"

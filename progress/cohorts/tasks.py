@@ -18,17 +18,19 @@ Nothing here runs in a request.
 
 import logging
 from datetime import timedelta
+from traceback import format_exception
+from uuid import UUID
 
 from django.core.management import call_command
 from django.db import transaction
-from django.tasks import task
+from django.tasks import TaskResultStatus, task
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from progress.cohorts.digest import send_weekly_digests
 from progress.cohorts.item_refresh import refresh_exam_statistics
 from progress.cohorts.item_statistics import compute_item_statistics
-from progress.cohorts.models import Cohort, ItemStatisticsMark, Membership
+from progress.cohorts.models import Cohort, ItemStatisticsMark, Membership, WorkerBeat
 from progress.practice.models import Attempt
 from progress.practice.pending import REFIT, PendingWork, exam_key
 from progress.practice.tasks import refit_learner_model, update_question_difficulties
@@ -48,11 +50,17 @@ REFIT_EVERY = 20_000
 # An exam's refresh waiting this long was lost (or the worker is behind): the sweep enqueues
 # it again.
 SWEEP_AFTER = timedelta(minutes=5)
-# A task still marked running this long after it started has lost its worker (killed, or its
+# A running task whose worker has not beaten for this long lost its worker (killed, or its
 # database gone mid-task, so that it could not record the end): the sweep marks it failed, so
-# that the admin's list of tasks shows no ghost. A task that does finish after all records its
-# end over the mark.
+# that the admin's list of tasks shows no ghost. The worker beats every 30 s from a thread of
+# its own, also while a refit runs for minutes (progress.cohorts.heartbeat): a live task is
+# never silent this long. With the sweep every 5 minutes, a lost task shows failed within 8.
+WORKER_LOST_AFTER = timedelta(minutes=3)
+# A task whose worker never beat (django-tasks-db's own `db_worker`, say) is lost only once it
+# has been running this long: nothing else tells it from a long task.
 TASK_LOST_AFTER = timedelta(hours=2)
+# The heartbeat of a worker silent this long is forgotten: its tasks were closed long before.
+BEATS_KEPT = timedelta(days=1)
 
 
 class TaskLost(Exception):
@@ -129,7 +137,7 @@ def sweep_pending_refreshes() -> int:
     """Enqueue again the exam refreshes that have waited too long (an enqueue lost between an
     answer's commit and the queue), and a batch of the questions' difficulties when answers
     wait for one (lost the same way, or left by a batch that failed); mark failed the tasks
-    a lost worker left running (TASK_LOST_AFTER). Returns how many it enqueued."""
+    a lost worker left running (close_lost_tasks). Returns how many it enqueued."""
     close_lost_tasks()
     exams = PendingWork.objects.stale_exams(timezone.now() - SWEEP_AFTER)
     for exam_id in exams:
@@ -141,23 +149,58 @@ def sweep_pending_refreshes() -> int:
 
 
 def close_lost_tasks() -> int:
-    """Mark failed, with TaskLost, the tasks marked running for over TASK_LOST_AFTER. Returns
-    how many."""
-    lost = DBTaskResult.objects.running().filter(started_at__lt=timezone.now() - TASK_LOST_AFTER)
+    """Mark failed, with TaskLost, the running tasks whose worker has gone silent for over
+    WORKER_LOST_AFTER, and those of workers that never beat running for over TASK_LOST_AFTER;
+    forget the heartbeats silent for a day. Returns how many tasks. Three queries and one
+    per task closed."""
+    now = timezone.now()
+    beats = WorkerBeat.objects.last_beats()
     closed = 0
-    for result in lost:
-        result.set_failed(
-            TaskLost(
-                f"Still marked running {TASK_LOST_AFTER.total_seconds() / 3600:g} hours after it "
-                "started: its worker stopped "
-                "(killed, or its database went away) before it could record the end. "
-                "The worker's log says more."
+    for result in DBTaskResult.objects.running().only("id", "worker_ids", "started_at"):
+        worker = result.worker_ids[-1] if result.worker_ids else None
+        if worker in beats and beats[worker] < now - WORKER_LOST_AFTER:
+            reason = (
+                f"Its worker {worker} has not been heard from for over "
+                f"{WORKER_LOST_AFTER.total_seconds() / 60:g} minutes"
             )
-        )
-        closed += 1
+        elif worker not in beats and result.started_at < now - TASK_LOST_AFTER:
+            reason = (
+                f"Still marked running {TASK_LOST_AFTER.total_seconds() / 3600:g} hours after "
+                "it started, by a worker that records no heartbeat"
+            )
+        else:
+            continue
+        closed += _close(result.pk, reason)
+    WorkerBeat.objects.filter(beat_at__lt=now - BEATS_KEPT).delete()
     if closed:
         logger.warning("Marked %d task(s) left running by a lost worker as failed", closed)
     return closed
+
+
+def close_tasks_of(worker_id: str) -> int:
+    """Mark failed the tasks still marked running under this worker id: at a worker's start,
+    they were its predecessor's under the same id, which died with them. Returns how many."""
+    closed = 0
+    for result in DBTaskResult.objects.running().only("id", "worker_ids"):
+        if result.worker_ids[-1:] == [worker_id]:
+            closed += _close(result.pk, f"Its worker {worker_id} started again while it ran")
+    return closed
+
+
+def _close(task_id: UUID, reason: str) -> int:
+    """Mark the task failed, if it is still running: one that records its end meanwhile
+    keeps it. Returns 1 when it was closed."""
+    lost = TaskLost(
+        f"{reason}: the worker stopped (killed, or its database went away) before it could "
+        "record the end. The worker's log says more."
+    )
+    return DBTaskResult.objects.filter(pk=task_id, status=TaskResultStatus.RUNNING).update(
+        status=TaskResultStatus.FAILED,
+        finished_at=timezone.now(),
+        exception_class_path=f"{TaskLost.__module__}.{TaskLost.__qualname__}",
+        traceback="".join(format_exception(lost)),
+        return_value=None,
+    )
 
 
 @task
