@@ -238,6 +238,7 @@ def refit_hold() -> dict[str, float]:
     from django.db import connection, transaction
 
     from progress.practice.models import Attempt
+    from progress.practice.tasks import run_batch
     from progress.readiness.lock_query import QUESTION_BATCH_LOCK
     from progress.readiness.rebuild import rebuild_readiness
 
@@ -253,7 +254,7 @@ def refit_hold() -> dict[str, float]:
 
     started = time.perf_counter()
     with connection.execute_wrapper(watch):
-        report = rebuild_readiness(Attempt.objects, fit=True)
+        report = rebuild_readiness(Attempt.objects, fit=True, batch=run_batch)
     return {
         "seconds": time.perf_counter() - started,
         "held_ms": 1000 * (marks["committed"] - marks["locked"]),

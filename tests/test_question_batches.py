@@ -370,3 +370,30 @@ def test_a_rebuild_drops_the_rows_no_answer_gives_a_state():
     rebuild()
     assert list(ExamAbility.objects.values_list("learner_id", flat=True)) == [learner.pk]
     assert list(TopicReadiness.objects.values_list("learner_id", flat=True)) == [learner.pk]
+
+
+def test_a_refit_makes_a_batch_first_so_that_little_is_replayed_under_the_lock():
+    """The worker that refits runs no batch meanwhile: without one of its own, every answer
+    since the last batch would be replayed while the answers wait."""
+    from progress.readiness.rebuild import rebuild_readiness
+
+    question = QuestionFactory()
+    for n, learner in enumerate(UserFactory.create_batch(4)):
+        record_answer(learner, question, right=n % 2 == 0)
+    reads = []
+
+    class WatchedLog:
+        def __getattr__(self, name):
+            return getattr(Attempt.objects, name)
+
+        def answers_after(self, attempt_id):
+            reads.append(attempt_id)
+            return Attempt.objects.answers_after(attempt_id)
+
+    rebuild_readiness(WatchedLog(), fit=False, batch=run_batch)
+    last = Attempt.objects.order_by("-pk").values_list("pk", flat=True).first()
+    assert QuestionBatch.objects.get().last_attempt_id == last
+    assert reads[-1] == last  # under the lock: only what came after the last answer
+    stored = state()
+    rebuild()
+    assert state() == stored

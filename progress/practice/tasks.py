@@ -38,6 +38,11 @@ def update_question_difficulties() -> int:
     count them in their exams' rows (which enqueues the exams' refreshes). Returns how many
     answers it applied."""
     PendingWork.objects.take(QUESTION_BATCH)
+    return run_batch()
+
+
+def run_batch() -> int:
+    """Apply a batch and count its answers in their exams' rows; how many it applied."""
     exam_counts = apply_question_batch(Attempt.objects)
     if exam_counts:
         with transaction.atomic():
@@ -50,7 +55,7 @@ def refit_learner_model() -> str:
     """Fit the learner model on the attempts and rebuild the state (as `rebuild_readiness`
     does), then refresh what the new fit made stale (`pending.refitted`)."""
     PendingWork.objects.take(REFIT)
-    report = rebuild_readiness(Attempt.objects, fit=True)
+    report = rebuild_readiness(Attempt.objects, fit=True, batch=run_batch)
     refitted()
     if report.fit is not None:
         return report.fit.summary

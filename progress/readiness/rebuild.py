@@ -122,7 +122,11 @@ def fit_on_attempts(
 
 
 def rebuild_readiness(
-    log: AnswerLog, *, fit: bool = True, progress: Callable[[int], None] | None = None
+    log: AnswerLog,
+    *,
+    fit: bool = True,
+    progress: Callable[[int], None] | None = None,
+    batch: Callable[[], object] | None = None,
 ) -> RebuildReport:
     """Recompute every learner's and question's state from the attempts (after an upgrade of
     the model, or to recover); first fit the parameters on the attempts when asked and there
@@ -134,7 +138,9 @@ def rebuild_readiness(
     runs are replayed as batches cover them. The learners' rows are written outside the lock,
     a few hundred learners a transaction; the final transaction, which locks out answers and
     batches until it commits, replays the answers of the last seconds, writes again the rows
-    of the learners who gave them, and writes the questions' rows."""
+    of the learners who gave them, and writes the questions' rows. `batch` (the worker's
+    batch of the questions' difficulties) runs before each catch-up, so that the answers after
+    the last boundary are few."""
     report = RebuildReport()
     if fit:
         report.fit, report.fit_report, report.fit_skipped = fit_on_attempts(log)
@@ -227,6 +233,10 @@ def rebuild_readiness(
     # seconds' answers at most, is replayed under the lock, with every boundary.
     last_id = replay(log.answers_after(0), up_to=max(boundaries, default=0))
     for _ in range(CATCH_UPS):
+        if batch is not None:
+            # The worker running this runs no batch meanwhile: without one of its own, every
+            # answer since the fit began would be replayed under the lock.
+            batch()
         caught_up = last_id
         last_id = max(last_id, replay(log.answers_after(last_id), up_to=newer_boundaries()))
         if last_id == caught_up:
