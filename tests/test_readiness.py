@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 import random
+import time
 from datetime import timedelta
 from io import StringIO
 from pathlib import Path
@@ -370,6 +371,50 @@ def test_fit_learns_and_is_deterministic():
     assert first.fit_report.holdout_learners == 9
     again = evaluation.evaluate(train, test)
     assert again.scores == first.scores
+
+
+def test_the_passes_stop_on_the_held_out_loss_or_on_counts():
+    sequences = list(synthetic_log(random.Random(1), learners=60, answers=40).values())
+    fitted_answers = 48 * 40  # 12 of the 60 learners are held out
+
+    def fit(**changes) -> fitting.FitReport:
+        config = dataclasses.replace(fitting.FitConfig(), **changes)
+        return fitting.fit(sequences, config=config)[1]
+
+    # A pass that lowers the held-out log-loss by less than the tolerance does not count:
+    # the pass kept is the first, and the patience's one more pass, then stop.
+    converged = fit(tolerance=1.0)
+    assert (converged.epochs, converged.passes) == (1, 3)
+    assert converged.stop is fitting.Stop.CONVERGED
+    assert len(converged.holdout_logloss) == 3
+    # No tolerance to speak of, and the passes run to the most allowed.
+    most = fit(tolerance=-1.0, max_epochs=4)
+    assert (most.epochs, most.passes, most.stop) == (4, 4, fitting.Stop.MAX_PASSES)
+    # A big log gets fewer passes: as many as the answers replayed allow, at least one.
+    limited = fit(tolerance=-1.0, max_replayed_answers=2 * fitted_answers + 1)
+    assert (limited.passes, limited.stop) == (2, fitting.Stop.ANSWER_LIMIT)
+    assert fit(max_replayed_answers=1).passes == 1
+    # Too few learners to hold any out: a fixed number of passes.
+    small = fitting.fit(sequences[:20])[1]
+    assert (small.holdout_learners, small.passes, small.stop) == (0, 3, fitting.Stop.NO_HOLDOUT)
+
+
+CLOCKS = ("process_time", "perf_counter", "monotonic", "time", "thread_time")
+
+
+def test_the_fit_is_the_same_on_a_machine_a_hundred_times_slower(monkeypatch):
+    # The passes stop on counts and on the held-out log-loss, never on the time taken: a
+    # slow machine (every clock running 100 times faster against the work done) fits the
+    # same parameters, pass for pass.
+    sequences = list(synthetic_log(random.Random(2), learners=100, answers=60).values())
+    model, report = fitting.fit(sequences, seed=4)
+    for name in CLOCKS:
+        clock = getattr(time, name)
+        monkeypatch.setattr(time, name, lambda clock=clock: 100.0 * clock())
+    slow_model, slow_report = fitting.fit(sequences, seed=4)
+    assert slow_model.params == model.params
+    assert slow_report.holdout_logloss == report.holdout_logloss
+    assert (slow_report.epochs, slow_report.passes) == (report.epochs, report.passes)
 
 
 # --- Metrics, by hand -----------------------------------------------------------------------

@@ -233,11 +233,9 @@ class Evaluation:
     def table(self, train_name: str, test_name: str) -> list[str]:
         """A small human-readable summary (the JSON line is printed apart)."""
         report, scores = self.fit_report, self.scores
-        limits = ""
+        sample = ""
         if report.sampled_answers is not None:
-            limits += f" on a sample of {report.sampled_answers:,} answers"
-        if report.out_of_time:
-            limits += " (stopped by the time budget)"
+            sample = f" on a sample of {report.sampled_answers:,} answers"
         settings = ", ".join(f"{name} {value:g}" for name, value in report.filter.items())
         rows = [
             (
@@ -249,7 +247,8 @@ class Evaluation:
             ("test", f"{test_name}: {self.test_learners:,} learners, {scores.n:,} answers"),
             (
                 "fitted",
-                f"{report.epochs} pass{'' if report.epochs == 1 else 'es'}{limits}; "
+                f"{report.epochs} of {report.passes} pass{'' if report.passes == 1 else 'es'} "
+                f"kept{sample}; {report.stop}; "
                 f"filter {settings}; "
                 f"Platt slope {report.slope:.3f}, intercept {report.intercept:+.3f}",
             ),

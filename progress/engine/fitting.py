@@ -6,7 +6,8 @@ learners, the filter running exactly as it does at prediction time (`ReadinessMo
 The number of passes, the filter's prior variances and process noise, the factor on the
 questions' own context weights, and the Platt scaling are chosen on training learners held out
 of that fit (the filter's settings on a sample of them, for time). Nothing is set by hand for
-a particular data set.
+a particular data set. The passes stop when the held-out log-loss stops improving, or after
+FitConfig.max_epochs, fewer on a big log (FitConfig.max_replayed_answers): never on the clock.
 
 The replays run over answers encoded once as flat tuples (`_encode`), with the filter's step
 inlined rather than calls to `ReadinessModel`: pure Python does about 50,000 answers a second
@@ -24,6 +25,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from operator import mul
 
 from progress.engine.learner_model import (
@@ -53,6 +55,8 @@ class FitConfig:
     max_epochs: int = 6
     # Passes tried after the held-out log-loss last improved, before stopping.
     patience: int = 1
+    # A pass improves when it lowers the held-out log-loss by more than this.
+    tolerance: float = 1e-5
     learning_rate: float = 0.1  # AdaGrad's step size
     # Question difficulties get larger steps: each has few answers and would take many
     # passes to settle otherwise.
@@ -68,17 +72,27 @@ class FitConfig:
     # Share of the training learners held out to choose the passes, the filter, the scaling.
     holdout: float = 0.2
     min_holdout_learners: int = 5
-    # Beyond this many answers, fit on a random sample of whole learners; and start no pass
-    # that would end after time_budget seconds of CPU time. Pure Python does about 50,000
-    # answers a second per pass (16 profile dimensions); the larger log in data/kt (176,000
-    # answers fitted on) takes about 30 seconds for 6 passes on an idle machine, so the
-    # budget keeps a whole evaluation under a minute on a busy one.
+    # What a fit may cost, counted in answers rather than seconds, so that the same log and
+    # seed give the same fit on any machine: beyond max_answers, fit on a random sample of
+    # whole learners; and start no pass that would take the answers replayed by the passes
+    # past max_replayed_answers. Pure Python replays 50,000 to 75,000 answers a second; the
+    # larger log in data/kt (176,000 answers fitted on) gets its 6 passes, a site's 500,000
+    # sampled answers (400,000 fitted on) 4, about 30 seconds of CPU time either way.
     max_answers: int = 500_000
-    time_budget: float = 30.0
+    max_replayed_answers: int = 1_600_000
     # Held-out answers the filter's settings are searched on (whole learners).
     tune_answers: int = 20_000
     # Passes without held-out learners (too few learners to hold any out).
     default_epochs: int = 3
+
+
+class Stop(StrEnum):
+    """Why the passes stopped."""
+
+    CONVERGED = "converged: the held-out log-loss stopped improving"
+    MAX_PASSES = "stopped at the most passes allowed"
+    ANSWER_LIMIT = "stopped at the limit on the answers replayed"
+    NO_HOLDOUT = "a fixed number of passes: too few learners to hold any out"
 
 
 @dataclass
@@ -86,10 +100,11 @@ class FitReport:
     learners: int = 0
     answers: int = 0
     holdout_learners: int = 0
-    epochs: int = 0
+    epochs: int = 0  # passes kept: the one with the lowest held-out log-loss
+    passes: int = 0  # passes made
+    stop: Stop = Stop.NO_HOLDOUT
     holdout_logloss: list[float] = field(default_factory=list)
     sampled_answers: int | None = None  # answers fitted on, when the log was sampled
-    out_of_time: bool = False  # passes stopped by the time budget
     filter: dict[str, float] = field(default_factory=dict)
     slope: float = 1.0
     intercept: float = 0.0
@@ -586,6 +601,17 @@ def _tune_filter(model: _Weights, bases: Sequence[list[_Base]], start: _Filter) 
     return best
 
 
+def _pass_limit(blocks: Sequence[list[_Row]], most: int, config: FitConfig) -> tuple[int, Stop]:
+    """The passes a fit on these answers may make: `most`, or fewer when they would replay
+    more than `config.max_replayed_answers` answers in all (never fewer than one); and what
+    stops the passes if the held-out log-loss does not stop them first."""
+    answers = max(sum(map(len, blocks)), 1)
+    allowed = max(config.max_replayed_answers // answers, 1)
+    if allowed < most:
+        return allowed, Stop.ANSWER_LIMIT
+    return most, Stop.MAX_PASSES
+
+
 def _train(
     model: _Weights,
     blocks: Sequence[list[_Row]],
@@ -604,18 +630,17 @@ def fit(
 ) -> tuple[ReadinessModel, FitReport]:
     """Fit on training learners' answer sequences (each in the order answered). A share of the
     learners is held out; the others are replayed by AdaGrad pass after pass while the
-    held-out log-loss improves (the filter settings are tuned on the held-out learners after
-    the first pass), and the Platt scaling is fitted on the held-out learners' predictions.
-    Deterministic for a given seed."""
+    held-out log-loss improves, up to a number of passes (the filter settings are tuned on
+    the held-out learners after the first pass), and the Platt scaling is fitted on the
+    held-out learners' predictions. Deterministic for a given seed: what stops the passes is
+    counted (passes, answers) or computed (the log-loss), never timed, so a slow machine fits
+    what a fast one does."""
     config = config or FitConfig()
     started = time.perf_counter()
-    # The budget counts this process's CPU time, not the wall clock: on a busy machine the
-    # same log then gets the same passes, so the fit stays reproducible.
-    cpu_started = time.process_time()
     random_source = random.Random(seed)  # noqa: S311 - a reproducible shuffle, not a secret
     report = FitReport(learners=len(sequences), answers=sum(map(len, sequences)))
     if report.answers > config.max_answers:
-        # A seeded sample of whole learners, so a big log still fits in the time budget.
+        # A seeded sample of whole learners, so that a big log still fits in a bounded time.
         shuffled = list(sequences)
         random_source.shuffle(shuffled)
         sequences, total = [], 0
@@ -646,25 +671,21 @@ def fit(
     slope, intercept = 1.0, 0.0
     if hold_blocks:
         model.set_priors(fit_blocks, config)
+        passes, report.stop = _pass_limit(fit_blocks, config.max_epochs, config)
         best, best_filt, best_loss = model, filt, math.inf
-        for epoch in range(1, config.max_epochs + 1):
-            pass_started = time.process_time()
+        for epoch in range(1, passes + 1):
             _train(model, fit_blocks, config, filt, random_source)
             bases = _base_logits(model, hold_blocks)
-            loss = _logloss(*_filtered_logits(model, bases, filt))
-            pass_seconds = time.process_time() - pass_started
             if epoch == 1:
                 filt = _tune_filter(model, _sample(bases, config.tune_answers), filt)
-                loss = _logloss(*_filtered_logits(model, bases, filt))
+            loss = _logloss(*_filtered_logits(model, bases, filt))
             report.holdout_logloss.append(loss)
-            if loss < best_loss - 1e-5:
+            report.passes = epoch
+            if loss < best_loss - config.tolerance:
                 best, best_filt, best_loss = model.copy(), filt, loss
                 report.epochs = epoch
             elif epoch - report.epochs > config.patience:
-                break
-            # Another pass would pass the time budget (a large log, or a busy machine).
-            if time.process_time() - cpu_started + pass_seconds > config.time_budget:
-                report.out_of_time = epoch < config.max_epochs
+                report.stop = Stop.CONVERGED
                 break
         model, filt = best, best_filt
         slope, intercept = _platt(*_filtered_logits(model, _base_logits(model, hold_blocks), filt))
@@ -673,9 +694,11 @@ def fit(
         # off by up to 0.03 in ECE. The model shipped is the one the scaling was fitted for.
     else:
         model.set_priors(all_blocks, config)
-        for _epoch in range(config.default_epochs):
+        passes, stop = _pass_limit(all_blocks, config.default_epochs, config)
+        for _epoch in range(passes):
             _train(model, all_blocks, config, filt, random_source)
-        report.epochs = config.default_epochs
+        report.epochs = report.passes = passes
+        report.stop = Stop.NO_HOLDOUT if stop is Stop.MAX_PASSES else stop
     report.filter = filt.as_dict()
     report.slope, report.intercept = slope, intercept
     params = _params(model, items, topics, filt, slope, intercept)

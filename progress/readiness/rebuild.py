@@ -115,7 +115,8 @@ def fit_on_attempts(
         answers=answers,
         last_attempt_id=last_id,
         summary=(
-            f"fitted on {answers:,} answers of {learner_count:,} learners in {report.epochs} passes"
+            f"fitted on {answers:,} answers of {learner_count:,} learners, {report.epochs} of "
+            f"{report.passes} passes kept ({report.stop})"
         ),
     )
     return fit, report, ""
