@@ -417,6 +417,23 @@ def test_the_fit_is_the_same_on_a_machine_a_hundred_times_slower(monkeypatch):
     assert (slow_report.epochs, slow_report.passes) == (report.epochs, report.passes)
 
 
+def test_the_fit_reads_no_clock(monkeypatch):
+    # What the fit does cannot depend on the time if it never asks: its callers time it.
+    def stopped(*args: object) -> float:
+        raise AssertionError("the fit read a clock")
+
+    for name in dir(time):
+        if name.startswith(("time", "perf_counter", "process_time", "monotonic", "thread_time")):
+            monkeypatch.setattr(time, name, stopped)
+    monkeypatch.setattr(time, "clock_gettime", stopped)
+    monkeypatch.setattr(time, "clock_gettime_ns", stopped)
+    sequences = list(synthetic_log(random.Random(1), learners=60, answers=40).values())
+    _, report = fitting.fit(sequences)
+    assert report.passes >= 1
+    _, small = fitting.fit(sequences[:20])  # the branch without held-out learners
+    assert small.passes == 3
+
+
 # --- Metrics, by hand -----------------------------------------------------------------------
 
 PREDICTIONS = [0.1, 0.4, 0.4, 0.8]

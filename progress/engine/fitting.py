@@ -22,7 +22,6 @@ from __future__ import annotations
 import copy
 import math
 import random
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -108,7 +107,6 @@ class FitReport:
     filter: dict[str, float] = field(default_factory=dict)
     slope: float = 1.0
     intercept: float = 0.0
-    seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -636,7 +634,6 @@ def fit(
     counted (passes, answers) or computed (the log-loss), never timed, so a slow machine fits
     what a fast one does."""
     config = config or FitConfig()
-    started = time.perf_counter()
     random_source = random.Random(seed)  # noqa: S311 - a reproducible shuffle, not a secret
     report = FitReport(learners=len(sequences), answers=sum(map(len, sequences)))
     if report.answers > config.max_answers:
@@ -703,7 +700,6 @@ def fit(
     report.slope, report.intercept = slope, intercept
     params = _params(model, items, topics, filt, slope, intercept)
     params.context_means = _context_means(model, all_blocks, topics, filt.context_scale)
-    report.seconds = time.perf_counter() - started
     return ReadinessModel(params), report
 
 

@@ -5,6 +5,7 @@ The answers come in as an `AnswerLog` (the attempts), so that readiness never im
 practice room that records them."""
 
 import json
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ class RebuildReport:
     questions: int = 0
     fit: ReadinessFit | None = None
     fit_report: fitting.FitReport | None = None
+    fit_seconds: float = 0.0  # the attempts read and the fit (which reads no clock itself)
     fit_skipped: str = ""  # why no fit was made, when one was asked for
 
 
@@ -144,7 +146,9 @@ def rebuild_readiness(
     the last boundary are few."""
     report = RebuildReport()
     if fit:
+        started = time.perf_counter()
         report.fit, report.fit_report, report.fit_skipped = fit_on_attempts(log)
+        report.fit_seconds = time.perf_counter() - started
     in_use = current_model()
     states: dict[tuple[int, int], learner_model.LearnerState] = {}
     movers: dict[tuple[int, int], deque[Mover]] = {}

@@ -36,10 +36,8 @@ class Command(BaseCommand):
         report = rebuild_readiness(Attempt.objects, fit=not options["no_fit"], progress=progress)
         if verbose:
             self.stderr.write("")
-        if report.fit is not None and report.fit_report is not None:
-            self.stdout.write(
-                f"New parameters: {report.fit.summary} ({report.fit_report.seconds:.1f} s)."
-            )
+        if report.fit is not None:
+            self.stdout.write(f"New parameters: {report.fit.summary} ({report.fit_seconds:.1f} s).")
         elif report.fit_skipped:
             self.stdout.write(f"No new parameters: {report.fit_skipped}")
         self.stdout.write(
