@@ -74,16 +74,16 @@ Defaults, argued before the runs that report them:
   like those its model was fitted on. (An earlier default, 300 training learners of 60 to
   200 answers, fitted the model on shorter histories than the test learners had and on few
   learners: its day-0 readiness was off the truth by up to 1.6 points, and the fit's
-  parameters swung from seed to seed.) The fit (about 200,000 answers) takes about 30 s of the
-  command's 140 to 180 s of CPU at the defaults;
+  parameters swung from seed to seed.) The fit (about 200,000 answers) takes 19 to 22 s of
+  the command's 90 to 115 s of CPU at the defaults;
 - 1,000 pairs: the interval of a gain of half a point of pass rate, with the standard
   deviation of the paired chances (about 0.03), is then about +-0.2 points.
 
 Measured at the defaults (seeds 0, 1, 2; docs/readiness.md has the table): pass rates in the
-mocks sat, plan / even, 0.596 / 0.586, 0.726 / 0.726 and 0.570 / 0.561 (the mocks' intervals
-all include 0); gain in the chance of passing +0.0050, +0.0021 and +0.0022, each 95% interval
-above 0 (lowest bound +0.0002); projection Brier 0.0553, 0.0542 and 0.0579 (oracle 0.028 to
-0.032), ECE 0.020 to 0.024, range coverage 0.812, 0.831 and 0.814. The Brier score is above
+mocks sat, plan / even, 0.596 / 0.586, 0.730 / 0.726 and 0.570 / 0.561 (the mocks' intervals
+all include 0); gain in the chance of passing +0.0050, +0.0022 and +0.0022, each 95% interval
+above 0 (lowest bound +0.0003); projection Brier 0.0553, 0.0568 and 0.0579 (oracle 0.028 to
+0.035), ECE 0.009 to 0.024, range coverage 0.812, 0.823 and 0.814. The Brier score is above
 its 0.05 target on every seed, and no day-0 projection can bring it there: a Bayes projection
 that knows the true model and sees only the day-0 answers (a check run outside this module)
 scores 0.053 to 0.059. What is left is how well 100 to 300 answers place a learner near the
