@@ -33,7 +33,9 @@ SHOW_CONN_MAX_AGE = (
 def start(command: tuple[str, ...] = CHECK, **variables: str) -> subprocess.CompletedProcess[str]:
     """Import the settings and run the system checks (or another manage.py `command`) in a
     fresh process with this environment."""
-    env = {key: value for key, value in os.environ.items() if key not in SETTINGS_VARIABLES}
+    # Nor the browser tests' async switch, which the deploy check rightly refuses.
+    unwanted = {*SETTINGS_VARIABLES, "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env = {key: value for key, value in os.environ.items() if key not in unwanted}
     env.update(variables)
     return subprocess.run(  # noqa: S603 - manage.py with this module's own commands
         [sys.executable, "manage.py", *command],
