@@ -53,6 +53,7 @@ from http_pages import (
     per_learner_lua,
     run_wrk,
     signed_in_learner,
+    start_server,
     wait_ready,
 )
 
@@ -367,14 +368,7 @@ class LockSampler:
 
 
 def serve(env: dict[str, str], workers: int) -> subprocess.Popen[bytes]:
-    server = subprocess.Popen(
-        ["make", "--no-print-directory", "serve"],
-        cwd=PROJECT_ROOT,
-        env={**env, "WEB_CONCURRENCY": str(workers)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    server = start_server({**env, "WEB_CONCURRENCY": str(workers)})
     wait_ready(env["BASE"], server)
     return server
 
@@ -382,14 +376,7 @@ def serve(env: dict[str, str], workers: int) -> subprocess.Popen[bytes]:
 def start_worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
     """`make worker` (the task worker and the schedule) beside the server, as production runs
     it: the answers' batches, the exams' refreshes, item statistics and refits run meanwhile."""
-    return subprocess.Popen(
-        ["make", "--no-print-directory", "worker"],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    return start_server(env, "worker")
 
 
 def stop(server: subprocess.Popen[bytes]) -> None:

@@ -35,7 +35,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from django_parts import attempt_insert_sql, run_child, setup_django, whole_number
+from django_parts import (
+    attempt_insert_sql,
+    question_options,
+    run_child,
+    setup_django,
+    whole_number,
+)
 
 BANK_QUESTIONS = 300
 PER_LEARNER = 500  # answers per learner in the large database (fewer learners otherwise)
@@ -66,17 +72,13 @@ def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
     from progress.practice.models import Attempt, LearnerDay
     from progress.readiness.rebuild import rebuild_readiness
     from questions.bank.document_import import import_document
-    from questions.models import Option, Question
+    from questions.models import Question
 
     call_command("migrate", verbosity=0)
     import_document(make_document(BANK_QUESTIONS))
     exam_id = Question.objects.values_list("topic__exam_id", flat=True).first()
     assert exam_id is not None, "the generated bank has questions"
-    options: dict[int, list[tuple[str, str, bool]]] = {}
-    for question_id, key, text, correct in Option.objects.order_by(
-        "question_id", "position"
-    ).values_list("question_id", "key", "text", "is_correct"):
-        options.setdefault(question_id, []).append((key, text, correct))
+    options = question_options()
     rng = random.Random(0)
     # Each question's chosen answers as they are stored (the option texts as shown), and how
     # much easier or harder than average it is, so that the figures have some spread.

@@ -68,3 +68,16 @@ def attempt_insert_sql() -> str:
         "topic_id, chosen, is_correct, time_spent, source, serve_nonce, answered_at) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'quiz', '', %s)"
     )
+
+
+def question_options() -> dict[int, list[tuple[str, str, bool]]]:
+    """Each question's options (key, text, correct), in their order: what the benchmarks'
+    generated answers choose from."""
+    from questions.models import Option
+
+    options: dict[int, list[tuple[str, str, bool]]] = {}
+    for question_id, key, text, correct in Option.objects.order_by(
+        "question_id", "position"
+    ).values_list("question_id", "key", "text", "is_correct"):
+        options.setdefault(question_id, []).append((key, text, correct))
+    return options

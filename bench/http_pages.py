@@ -182,9 +182,10 @@ def make_learners(count: int, quizzes: int) -> list[dict[str, object]]:
     return learners
 
 
-def start_server(env: dict[str, str]) -> subprocess.Popen[bytes]:
+def start_server(env: dict[str, str], target: str = "serve") -> subprocess.Popen[bytes]:
+    """`make serve` (or another make target: `worker`) in the background, quiet."""
     return subprocess.Popen(
-        ["make", "--no-print-directory", "serve"],
+        ["make", "--no-print-directory", target],
         cwd=PROJECT_ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

@@ -35,7 +35,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from django_parts import attempt_insert_sql, run_child, setup_django, whole_number
+from django_parts import (
+    attempt_insert_sql,
+    question_options,
+    run_child,
+    setup_django,
+    whole_number,
+)
 
 BANK_QUESTIONS = 300
 PER_LEARNER = 500
@@ -106,13 +112,9 @@ def seed(attempts: int, class_size: int) -> dict[str, Any]:
 def answer_bank() -> list[tuple[Any, ...]]:
     """Per published question: (pk, uid, topic id, the right choice as stored, the wrong ones,
     how much easier or harder than average it is)."""
-    from questions.models import Option, Question
+    from questions.models import Question
 
-    options: dict[int, list[tuple[str, str, bool]]] = {}
-    for question_id, key, text, correct in Option.objects.order_by(
-        "question_id", "position"
-    ).values_list("question_id", "key", "text", "is_correct"):
-        options.setdefault(question_id, []).append((key, text, correct))
+    options = question_options()
     rng = random.Random(1)
     bank = []
     for pk, uid, topic_id in (
