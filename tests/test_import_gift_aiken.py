@@ -112,6 +112,18 @@ def test_escaped_control_characters_are_the_characters(capsys, exam, tmp_path):
     assert seen(options[2][2]) == "# is a control character."
 
 
+def test_a_gift_file_opening_with_its_text_format_is_read_as_gift(capsys, exam, tmp_path):
+    """A text format ("[markdown]") opening a GIFT question is not the "[" of a JSON list."""
+    _, result = run(capsys, FIXTURES / "peg-markdown.gift", "--exam", exam.slug)
+    assert result["format"] == "gift"
+    # The file holds four texts with no answer block: descriptions, listed with the reason.
+    assert [item["type"] for item in result["skipped"]] == ["description"] * 4
+    path = write(tmp_path, "sums.gift", "[markdown]What is **2 + 2**? {=4 ~5 ~22}\n")
+    _, result = run(capsys, path, "--exam", exam.slug)
+    assert (result["format"], result["imported"]) == ("gift", 1)
+    assert "<strong>2 + 2</strong>" in str(render_markdown(Question.objects.get().stem))
+
+
 def test_true_false_feedback_goes_to_the_option_it_is_for(capsys, exam):
     run(capsys, FIXTURES / "peg-TFTwoFeedback.gift", "--exam", exam.slug)
     # {FALSE#wrong answer feedback#right answer feedback}
@@ -320,6 +332,8 @@ def test_json_and_foreign_files_are_imported_in_separate_runs(tmp_path, exam):
 
 def test_detection():
     assert foreign.detect_format('{"format": "courseiva-bank"}') == "json"
+    assert foreign.detect_format('[{"format": "courseiva-bank"}]') == "json"  # told it is no bank
+    assert foreign.detect_format("[html]<b>Yes</b>? {T}") == "gift"
     assert foreign.detect_format("Q?\nA) a\nB) b\nANSWER: A\n") == "aiken"
     assert foreign.detect_format("// c\n::n:: Q?{T}\n") == "gift"
     assert foreign.detect_format("Just some text.\n") is None

@@ -162,14 +162,20 @@ KNOWN_FORMATS = ("json", "gift", "aiken", "moodle-xml", "qti")
 
 _AIKEN_ANSWER = re.compile(r"^\s*ANSWER\s*:\s*[A-Za-z]\s*$", re.M)
 _AIKEN_OPTION = re.compile(r"^\s*[A-Za-z]\s*[.)]", re.M)
-_GIFT_SIGNS = re.compile(r"^\s*(\$CATEGORY:|::)|(?<!\\)\{", re.M)
+# A GIFT question may open with its text's format ("[markdown] What is..."): that "[" is
+# not JSON's.
+_GIFT_FORMAT_TAG = r"\[(?:html|moodle|plain|markdown)\]"
+_GIFT_SIGNS = re.compile(rf"^\s*(\$CATEGORY:|::|{_GIFT_FORMAT_TAG})|(?<!\\)\{{", re.M | re.I)
+# What can follow the "[" that opens a JSON document (a bank is an object; a list is read as
+# JSON so that the error says what is wrong with it).
+_JSON_LIST = re.compile(r"\[\s*([\[{\]\"\d-]|$)")
 
 
 def detect_format(text: str) -> str | None:
     """The format a file's text is in, judged from its content; None when it is none we
     know. Cheap: it looks at the start of the file and a few patterns."""
     start = text.lstrip("\ufeff \t\r\n")
-    if start.startswith(("{", "[")):
+    if start.startswith("{") or _JSON_LIST.match(start):
         return "json"
     if start.startswith("<"):
         head = start[:4096]
