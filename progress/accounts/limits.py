@@ -8,6 +8,8 @@ class behind one school's network, opening the link together at the start of a l
 forty sign-ups from one address in minutes. The limits count in the "limits" cache, which
 every process shares (courseiva/settings.py)."""
 
+from collections.abc import Callable
+
 from django.http import HttpRequest
 from django_ratelimit.core import is_ratelimited
 
@@ -40,6 +42,11 @@ def _email(group: str, request: HttpRequest) -> str:
     return str(request.POST.get("email", "")).strip().lower()
 
 
+def _always(value: str) -> Callable[[str, HttpRequest], str]:
+    """A counter's key that is this value whatever the request (a link's, not the address)."""
+    return lambda group, request: value
+
+
 def _counted(request: HttpRequest, group: str, key: object, rate: str) -> bool:
     return bool(
         is_ratelimited(request, group=group, key=key, rate=rate, method="POST", increment=True)
@@ -54,11 +61,9 @@ def signup_limited(request: HttpRequest) -> bool:
     if invitation is None:
         by_source = _counted(request, "signup-address", _address, SIGNUPS_PER_ADDRESS)
     else:
-
-        def link(group: str, request: HttpRequest) -> str:
-            return invitation
-
-        by_source = _counted(request, "signup-invitation", link, SIGNUPS_PER_INVITATION)
+        by_source = _counted(
+            request, "signup-invitation", _always(invitation), SIGNUPS_PER_INVITATION
+        )
     by_email = _counted(request, "signup-email", _email, SIGNUPS_PER_EMAIL)
     return by_source or by_email
 
@@ -67,11 +72,7 @@ def account_form_limited(request: HttpRequest, email: str) -> bool:
     """Counts this post of the form behind the sign-up link of `email`: a link could
     otherwise ask about username after username. Per link rather than per client address, so
     that a class signing up from one school network is not refused."""
-
-    def link(group: str, request: HttpRequest) -> str:
-        return email.lower()
-
-    return _counted(request, "account-link", link, ACCOUNT_FORMS_PER_LINK)
+    return _counted(request, "account-link", _always(email.lower()), ACCOUNT_FORMS_PER_LINK)
 
 
 def reset_limited(request: HttpRequest) -> bool:
