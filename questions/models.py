@@ -8,7 +8,6 @@ later form enforce the same thing with the same words.
 import re
 import secrets
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -18,6 +17,10 @@ from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
+
+from questions.grading import Grade, grade_answer
+
+__all__ = ["Grade", "grade_answer"]
 
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 slug_validator = RegexValidator(
@@ -53,6 +56,17 @@ def validate_references(value: object) -> None:
             )
 
 
+def validate_feedback(value: object) -> None:
+    message = 'Feedback is a list of {"answer": "...", "feedback": "..."}.'
+    if not isinstance(value, list) or not all(
+        isinstance(item, dict)
+        and set(item) == {"answer", "feedback"}
+        and all(isinstance(text, str) and text.strip() for text in item.values())
+        for item in value
+    ):
+        raise ValidationError(message, code="feedback")
+
+
 MIN_OPTIONS = 2
 MAX_OPTIONS = 8
 WEIGHT_TOTAL = Decimal(100)
@@ -64,6 +78,16 @@ MIN_SHARE_LEARNERS = 20
 class Kind(models.TextChoices):
     SINGLE = "single", "Single answer"
     MULTIPLE = "multiple", "Select all that apply"
+    ORDERING = "ordering", "Ordering (build list)"
+    MATCHING = "matching", "Matching"
+    YES_NO = "yesno", "Yes/no series"
+    FILL_IN = "fillin", "Fill-in (text or number)"
+    DROPDOWN = "dropdown", "Drop-downs in an exhibit"
+
+
+class Scoring(models.TextChoices):
+    ALL = "all", "All or nothing"
+    PARTIAL = "partial", "Partial credit per part"
 
 
 class Status(models.TextChoices):
@@ -94,51 +118,6 @@ def option_rule_problems(kind: str, corrects: Sequence[bool]) -> list[str]:
     elif kind == Kind.MULTIPLE and right < 1:
         problems.append("a select-all-that-apply question needs at least one correct option")
     return problems
-
-
-@dataclass(frozen=True)
-class Grade:
-    """The verdict on one answer: which of the chosen options were right, which were wrong,
-    and which correct options were missed."""
-
-    is_correct: bool
-    chosen: frozenset[str]
-    right: frozenset[str]
-    wrong: frozenset[str]
-    missed: frozenset[str]
-
-    @property
-    def correct_count(self) -> int:
-        return len(self.right) + len(self.missed)
-
-    @property
-    def tally(self) -> str:
-        """What a select-all-that-apply answer got, in words: "You chose 1 of the 2 correct
-        options and 1 wrong one; you missed 1." """
-        correct, wrong = self.correct_count, len(self.wrong)
-        text = f"You chose {len(self.right)} of the {correct} correct option{_s(correct)}"
-        if wrong:
-            text += f" and {wrong} wrong one{_s(wrong)}"
-        if self.missed:
-            text += f"; you missed {len(self.missed)}"
-        return text + "."
-
-
-def _s(count: int) -> str:
-    return "" if count == 1 else "s"
-
-
-def grade_answer(correct_keys: Iterable[str], chosen_keys: Iterable[str]) -> Grade:
-    """Right only when exactly the correct options were chosen (no partial credit, as in the
-    real exams)."""
-    correct, chosen = frozenset(correct_keys), frozenset(chosen_keys)
-    return Grade(
-        is_correct=bool(chosen) and chosen == correct,
-        chosen=chosen,
-        right=chosen & correct,
-        wrong=chosen - correct,
-        missed=correct - chosen,
-    )
 
 
 def weight_total_problem(weights: Sequence[Decimal]) -> str | None:
@@ -310,6 +289,29 @@ class Author(models.Model):
         return self.name
 
 
+class CaseStudy(models.Model):
+    """A scenario (a testlet) that several questions of an exam share: the company, its
+    situation, its exhibits (tables, code, images in markdown). Learners see it beside each
+    of its questions, quizzes draw its questions together, and a mock exam sets them apart.
+    It must give no answer away: it is shown before answering."""
+
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="case_studies")
+    slug = models.CharField(max_length=80, validators=[slug_validator])
+    title = models.CharField(max_length=200)
+    scenario = models.TextField(help_text="Markdown: the situation, with its exhibits.")
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "case studies"
+        ordering = ["position", "slug"]
+        constraints = [
+            models.UniqueConstraint(fields=["exam", "slug"], name="case_study_unique_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.exam.code} · {self.title}"
+
+
 class QuestionQuerySet(models.QuerySet["Question"]):
     def published(self) -> "QuestionQuerySet":
         """The questions learners may see, answer and be shown the answer to: the one rule
@@ -337,7 +339,31 @@ class Question(models.Model):
     )
     topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="questions")
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SINGLE)
+    scoring = models.CharField(
+        max_length=10,
+        choices=Scoring.choices,
+        default=Scoring.ALL,
+        help_text="Partial credit gives each part (or correct option) its share of the mark.",
+    )
+    case_study = models.ForeignKey(
+        CaseStudy,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="questions",
+        help_text="The scenario it shares with other questions, shown beside it.",
+    )
     stem = models.TextField(help_text="Markdown.")
+    exhibit = models.TextField(
+        blank=True,
+        help_text="Markdown shown under the stem: a table, code or configuration. For "
+        "drop-downs, [[1]], [[2]], ... mark where each gap's drop-down goes.",
+    )
+    reuse_answers = models.BooleanField(
+        "answers may be used more than once",
+        default=False,
+        help_text="Matching: one answer of the pool may fit several prompts.",
+    )
     trap = models.TextField("common exam trap", blank=True, help_text="Markdown.")
     explanation = models.TextField(help_text="Markdown: why the correct answer is correct.")
     difficulty = models.CharField(max_length=10, choices=Difficulty.choices, blank=True)
@@ -391,6 +417,9 @@ class Question(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(kind__in=Kind.values), name="question_kind_valid"),
             models.CheckConstraint(
+                condition=Q(scoring__in=Scoring.values), name="question_scoring_valid"
+            ),
+            models.CheckConstraint(
                 condition=Q(status__in=Status.values), name="question_status_valid"
             ),
             models.CheckConstraint(
@@ -432,6 +461,14 @@ class Option(models.Model):
     position = models.PositiveSmallIntegerField(default=0)
     text = models.TextField(help_text="Markdown.")
     is_correct = models.BooleanField("correct", default=False)
+    # Ordering: the place where this step belongs (1 first); none for a step that does not.
+    order = models.PositiveSmallIntegerField(
+        "place in the order", null=True, blank=True, validators=[MinValueValidator(1)]
+    )
+    # Drop-downs: the gap whose drop-down offers it.
+    part = models.ForeignKey(
+        "Part", on_delete=models.CASCADE, null=True, blank=True, related_name="options"
+    )
     # Of the question's answered_by learners, those whose first answer chose this option.
     chosen_by = models.PositiveIntegerField(default=0, editable=False)
 
@@ -462,6 +499,84 @@ class Rationale(models.Model):
 
     def __str__(self) -> str:
         return self.why[:80]
+
+
+class Part(models.Model):
+    """One part of a question made of parts: a matching prompt, a yes/no statement, a fill-in
+    blank or an exhibit's drop-down gap, with what it accepts and its rationale: why the
+    answer is right here, why learners get it wrong, and when another answer would be right.
+    A drop-down gap's choices are Options that name it."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="parts")
+    # Posted by the answer form: random, so that it says nothing of the answer.
+    key = models.CharField(max_length=16, default=new_option_key, editable=False)
+    position = models.PositiveSmallIntegerField(default=0)
+    prompt = models.TextField(
+        blank=True,
+        help_text="Markdown: the prompt to match, the statement to judge, the blank's or "
+        "the gap's label.",
+    )
+    answer = models.ForeignKey(
+        Option,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name="matching answer",
+        help_text="Matching: the answer of the pool that fits this prompt.",
+    )
+    is_yes = models.BooleanField("answer is yes", null=True, blank=True)
+    accepted = models.TextField(
+        "accepted answers", blank=True, help_text="Fill-in text: one accepted answer per line."
+    )
+    match_case = models.BooleanField(default=False)
+    ignore_spaces = models.BooleanField(
+        default=False, help_text="Compare without any spaces (otherwise runs of spaces are one)."
+    )
+    number = models.DecimalField(
+        max_digits=24, decimal_places=8, null=True, blank=True, help_text="Fill-in number."
+    )
+    tolerance = models.DecimalField(
+        max_digits=24,
+        decimal_places=8,
+        default=Decimal(0),
+        validators=[MinValueValidator(0)],
+        help_text="How far from the number an answer may be and still be right.",
+    )
+    units = models.CharField(
+        max_length=200, blank=True, help_text="Units accepted after the number, comma-separated."
+    )
+    feedback = models.JSONField(
+        "feedback on common wrong answers",
+        default=list,
+        blank=True,
+        validators=[validate_feedback],
+        help_text='A list of {"answer": "...", "feedback": "..."}.',
+    )
+    why = models.TextField("rationale", blank=True, help_text="Markdown: why the answer fits.")
+    tempting_because = models.TextField(
+        blank=True, help_text="Markdown: the usual wrong answer and why learners give it."
+    )
+    right_when = models.TextField(
+        blank=True, help_text="Markdown: when another answer would be right."
+    )
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "key"], name="part_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return self.prompt[:80] or f"Part {self.position + 1}"
+
+    @property
+    def accepted_texts(self) -> list[str]:
+        return [line.strip() for line in self.accepted.splitlines() if line.strip()]
+
+    @property
+    def unit_list(self) -> list[str]:
+        return [unit.strip() for unit in self.units.split(",") if unit.strip()]
 
 
 class RelatedQuestion(models.Model):

@@ -20,9 +20,10 @@ from progress.accounts.models import User
 from progress.codes import new_code
 from progress.mocks.draw import draw_questions
 from progress.practice.models import Attempt, Source
-from progress.practice.recording import insert_answers
+from progress.practice.recording import answer_record, insert_answers
 from progress.readiness.explain import MockTaken
-from questions.models import Exam, Option, Question, Topic
+from questions.models import Exam, Question, Topic
+from questions.pages.snapshot import question_pages
 
 
 class MockExamQuerySet(models.QuerySet["MockExam"]):
@@ -186,8 +187,8 @@ class MockExam(models.Model):
         flip `submitted_at` does it, in one transaction; a second (another tab, the deadline
         sweep) finds it done and returns False. A question no longer published (sent back to
         review or draft during the sitting) is withdrawn: not graded (`is_correct` stays
-        None), not recorded, out of the score's count. Queries: a fixed handful plus the
-        answered questions' options, fetched in one."""
+        None), not recorded, out of the score's count. Queries: a fixed handful; the questions'
+        pages come from the cache (three queries for all the misses together)."""
         at = at or timezone.now()
         with transaction.atomic():
             won = MockExam.objects.filter(pk=self.pk, submitted_at__isnull=True).update(
@@ -197,23 +198,19 @@ class MockExam(models.Model):
                 self.refresh_from_db()
                 return False
             items = list(self.items.select_related("question__topic"))
-            correct: dict[int, set[str]] = {}
-            texts: dict[str, str] = {}
-            for option in Option.objects.filter(
-                question__in=[i.question_id for i in items if i.question_id]
-            ):
-                texts[option.key] = option.text
-                if option.is_correct:
-                    correct.setdefault(option.question_id, set()).add(option.key)
+            # Graded as the question page grades: from the cached pages, one round trip.
+            pages = question_pages(item.question.uid for item in items if item.question)
             attempts: list[Attempt] = []
             withdrawn = 0
             for item in items:
                 if item.question is not None and not item.question.is_published:
                     withdrawn += 1
                     continue
-                chosen, right = set(item.chosen_keys), correct.get(item.question_id or 0, set())
-                item.is_correct = bool(chosen) and chosen == right
-                if not chosen or item.question is None:
+                page = pages.get(item.question.uid) if item.question else None
+                grade = page.grade(item.chosen_keys) if page and item.chosen_keys else None
+                item.is_correct = grade is not None and grade.is_correct
+                item.score = grade.score if grade is not None else 0.0
+                if grade is None or page is None or item.question is None:
                     continue  # unanswered: it counts as wrong, but no answer was given
                 attempts.append(
                     Attempt(
@@ -222,17 +219,15 @@ class MockExam(models.Model):
                         question_uid=item.question.uid,
                         exam_id=self.exam_id,
                         topic_id=item.topic_id,
-                        chosen=[
-                            {"key": key, "text": texts.get(key, ""), "correct": key in right}
-                            for key in item.chosen_keys
-                        ],
+                        chosen=answer_record(page, grade),
                         is_correct=item.is_correct,
+                        score=item.score,
                         source=Source.MOCK,
                         mock_item=item,
                         answered_at=item.answered_at or at,
                     )
                 )
-            MockItem.objects.bulk_update(items, ["is_correct"])
+            MockItem.objects.bulk_update(items, ["is_correct", "score"])
             insert_answers(self.learner_id, attempts, counted_at=at)
             self.right_count = sum(1 for item in items if item.is_correct)
             self.withdrawn_count = withdrawn
@@ -255,6 +250,7 @@ class MockItem(models.Model):
     flagged = models.BooleanField(default=False)
     answered_at = models.DateTimeField(null=True, blank=True)
     is_correct = models.BooleanField(null=True)  # set at submission
+    score = models.FloatField(null=True)  # set at submission: 0 to 1 (see Attempt.score)
 
     class Meta:
         ordering = ["position"]

@@ -28,6 +28,7 @@ from progress.mocks.report import report_context
 from progress.practice.models import Quiz, Selection
 from progress.readiness.standing import standings
 from questions.models import Exam, Question
+from questions.pages.forms import stored_values
 from questions.pages.snapshot import QuestionPage, question_page, question_pages
 
 
@@ -159,7 +160,12 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
     if request.session.get(SITTING_SESSION_KEY, {}).get("code") != mock.code:
         remember_sitting(request, mock)  # opened from another session: saves go short next
     return _render_mock_item(
-        request, item, page, MockAnswerForm(page, mock.question_count) if page else None
+        request,
+        item,
+        page,
+        MockAnswerForm(page, mock.question_count, saved=stored_values(page, item.chosen_keys))
+        if page
+        else None,
     )
 
 
@@ -337,7 +343,7 @@ def mock_review(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
                 "withdrawn": item.pk in withdrawn,
                 "page": page,
                 "grade": grade,
-                "breakdown": page.breakdown(grade) if page and grade else [],
+                **(page.result_context(grade) if page and grade else {"breakdown": []}),
                 "snippet": page.snippet if page else "",
             }
         )

@@ -405,9 +405,14 @@ class Attempt(models.Model):
     question_uid = models.CharField(max_length=80)
     exam = models.ForeignKey(Exam, on_delete=models.SET_NULL, null=True, related_name="+")
     topic = models.ForeignKey(Topic, on_delete=models.SET_NULL, null=True, related_name="+")
-    # [{"key": ..., "text": ..., "correct": bool}] for each chosen option.
+    # [{"key": ..., "text": ..., "correct": bool}] for each chosen option; for the types
+    # made of parts, one per part (key "<part key>=<value>") or per step of an ordering, in
+    # the order given (see questions.grading).
     chosen = models.JSONField()
     is_correct = models.BooleanField()
+    # The mark, 0 to 1: 1 when right, a share of it for a partly right answer to a question
+    # with partial credit. is_correct stays "fully right".
+    score = models.FloatField(default=0.0)
     time_spent = models.DurationField(null=True, blank=True)
     source = models.CharField(max_length=8, choices=Source.choices)
     # Exactly once: a quiz item takes one attempt; a question page form carries a nonce that

@@ -63,11 +63,7 @@ def record_attempt(
     spent = now - served_at if served_at else None
     if spent is not None and (spent < timedelta(0) or spent > MAX_TIME_SPENT):
         spent = None  # a clock oddity or a learner who walked away: not a measurement
-    chosen = [
-        {"key": option.key, "text": option.text, "correct": option.is_correct}
-        for option in page.options
-        if option.key in grade.chosen
-    ]
+    chosen = answer_record(page, grade)
     attempt = Attempt(
         learner=learner,
         question_id=page.question_id,
@@ -76,6 +72,7 @@ def record_attempt(
         topic_id=page.topic_id,
         chosen=chosen,
         is_correct=grade.is_correct,
+        score=grade.score,
         time_spent=spent,
         source=source,
         quiz_item=quiz_item,
@@ -107,6 +104,31 @@ def record_attempt(
     if quiz is not None and counters is not None:
         quiz.answered_count, quiz.right_count, quiz.finished_at = counters
     return attempt, True
+
+
+def answer_record(page: QuestionPage, grade: Grade) -> list[dict[str, Any]]:
+    """What an attempt keeps of the answer, as the question was then: each chosen option's
+    key, text and correctness; for the other types, each part's response key (see
+    questions.grading), the answer as shown, and whether that part was right."""
+    if page.is_choice:
+        return [
+            {"key": option.key, "text": option.text, "correct": option.is_correct}
+            for option in page.options
+            if option.key in grade.chosen
+        ]
+    results = {result.key: result for result in grade.parts}
+    texts = {option.key: option.text for option in page.options}
+    for part in page.parts:
+        texts.update((key, str(html)) for key, html in part.choices)
+    record = []
+    for item in grade.response:
+        key, _, value = item.partition("=")
+        result = results.get(key)
+        shown = (
+            texts.get(value, value) if page.kind != "ordering" else f"{texts.get(key, '')}: {value}"
+        )
+        record.append({"key": item, "text": shown, "correct": bool(result and result.correct)})
+    return record
 
 
 def insert_answers(

@@ -246,7 +246,7 @@ def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
         attempt, _ = record_attempt(
             learner=request.user,
             page=page,
-            grade=page.grade(form.chosen_keys),
+            grade=page.grade(form.response),
             source=Source.QUIZ,
             served_at=item.served_at,
             quiz_item=item,
@@ -312,7 +312,7 @@ def _render_item(
     }
     if attempt is not None:
         grade = page.grade(str(choice.get("key", "")) for choice in attempt.chosen)
-        context.update(grade=grade, breakdown=page.breakdown(grade), attempt=attempt)
+        context.update(page.result_context(grade), attempt=attempt)
     template = QUESTION_TEMPLATE
     shared_result = attempt is not None and status == 200 and page.is_published
     if request.htmx and shared_result:
@@ -355,9 +355,10 @@ def _quiz_result(
         "page": page,
         "grade": grade,
         "breakdown": context["breakdown"],
+        "part_rows": context["part_rows"],
         "quiz_next_template": "progress/practice/_quiz_next_slot.html",
     }
-    variant = "quiz:" + ",".join(sorted(grade.chosen))
+    variant = "quiz:" + grade.variant
     html = page_html(request, page, f"{QUESTION_TEMPLATE}#result", shared, variant)
     own = render_to_string(
         "progress/practice/_quiz_next.html", {**context, "quiz_header_oob": oob}, request=request

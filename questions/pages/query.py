@@ -16,8 +16,10 @@ from django.db import connection
 from courseiva.lib.sql import Columns, build_all, placeholders, table
 from questions.models import (
     Author,
+    CaseStudy,
     Exam,
     Option,
+    Part,
     Question,
     Rationale,
     RelatedQuestion,
@@ -32,6 +34,7 @@ class QuestionRow:
     topic: Topic
     exam: Exam
     author: Author | None
+    case_study: CaseStudy | None
     previous_uid: str | None  # the published question before it in its topic's order
     next_uid: str | None
     exam_question_count: int  # its exam's published questions
@@ -50,10 +53,10 @@ def question_rows(uids: Sequence[str]) -> list[QuestionRow]:
         fetched = cursor.fetchall()
     rows = []
     for row in fetched:
-        (question, topic, exam, author), start = build_all(parts, row)
+        (question, topic, exam, author, case), start = build_all(parts, row)
         previous_uid, next_uid, count = row[start:]
         question.topic, topic.exam, question.author = topic, exam, author
-        rows.append(QuestionRow(question, topic, exam, author, previous_uid, next_uid, count))
+        rows.append(QuestionRow(question, topic, exam, author, case, previous_uid, next_uid, count))
     return rows
 
 
@@ -69,6 +72,16 @@ def option_rows(question_ids: Sequence[int]) -> list[tuple[Option, Rationale | N
     return [
         (option, rationale) for (option, rationale), _ in (build_all(parts, r) for r in fetched)
     ]
+
+
+def part_rows(question_ids: Sequence[int]) -> list[Part]:
+    """The parts of these questions (prompts, statements, blanks, gaps), by question and in
+    their order: one query."""
+    if not question_ids:
+        return []
+    return list(
+        Part.objects.filter(question_id__in=question_ids).order_by("question_id", "position", "id")
+    )
 
 
 def related_rows(question_ids: Sequence[int]) -> list[tuple[int, str, str]]:
@@ -95,6 +108,7 @@ def _question_read(vendor: str) -> tuple[list[Columns], str]:
         topic := Columns(Topic, "t"),
         exam := Columns(Exam, "e"),
         author := Columns(Author, "a"),
+        case := Columns(CaseStudy, "cs"),
     ]
     q, select = table(Question), ", ".join(part.select() for part in parts)
     # A neighbour: the nearest published question of the topic by (position, uid), as the
@@ -112,6 +126,7 @@ def _question_read(vendor: str) -> tuple[list[Columns], str]:
         f"FROM {question.source()} JOIN {topic.source()} ON t.id = q.topic_id "
         f"JOIN {exam.source()} ON e.id = t.exam_id "
         f"LEFT JOIN {author.source()} ON a.id = q.author_id "
+        f"LEFT JOIN {case.source()} ON cs.id = q.case_study_id "
         "WHERE q.uid IN ({uids}) ORDER BY q.position, q.uid"
     )
 

@@ -28,20 +28,25 @@ from django.utils.safestring import SafeString
 
 from courseiva.lib import shared_html
 from courseiva.lib.sql import insert_rows
+from questions.grading import CHOICE_KINDS, PART_KINDS, AnswerKey, Response
+from questions.grading import grade as grade_response
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
 from questions.models import (
     MIN_SHARE_LEARNERS,
     Author,
     Grade,
     Kind,
+    Option,
     PageChange,
     Question,
     Rationale,
     RelatedQuestion,
+    Scoring,
     Status,
-    grade_answer,
 )
+from questions.pages import parts as item_parts
 from questions.pages import query as page_query
+from questions.pages.parts import CaseStudyView, ExhibitPiece, OptionView, PartRow, PartView
 
 # The question page's template; its partials are the htmx fragments (form, result).
 QUESTION_TEMPLATE = "questions/question.html"
@@ -55,11 +60,11 @@ POLL_OVERLAP = timedelta(seconds=5)
 CHANGE_RETENTION = timedelta(days=1)
 # Bump when QuestionPage changes shape or module: a pickle names its class's module, and a
 # process would fail to read one kept by the code before it (a shared Redis keeps them).
-CACHE_PREFIX = "question-page:v4:"
+CACHE_PREFIX = "question-page:v5:"
 # A question page as a visitor first sees it (the form), rendered once: a visitor's GET is
 # served from this alone, without the snapshot. Dropped with the snapshot (forget_questions,
 # the poll); bump when the question template changes.
-FORM_HTML_PREFIX = "question-form-html:v1:"
+FORM_HTML_PREFIX = "question-form-html:v2:"
 MISSING = "missing"  # cached for unknown uids too, so that probing them costs no query
 # The version of the catalog, blueprint and topic pages (questions.pages.listings): everything they
 # cache is keyed by it, so dropping this one key retires all of it. In the shared cache with
@@ -67,18 +72,6 @@ MISSING = "missing"  # cached for unknown uids too, so that probing them costs n
 # cache by the poll, through a PageChange row of this name (no question uid has a colon).
 LISTINGS_VERSION_KEY = "listings-version:v1"
 LISTINGS_CHANGE = ":listings"
-
-
-@dataclass(frozen=True)
-class OptionView:
-    key: str
-    text: str  # the author's markdown, recorded with an answer
-    text_html: SafeString
-    is_correct: bool
-    why_html: SafeString
-    tempting_html: SafeString
-    right_when_html: SafeString
-    chosen_by: int = 0  # learners whose first answer chose it (see Question.answered_by)
 
 
 @dataclass(frozen=True)
@@ -132,10 +125,83 @@ class QuestionPage:
     previous_uid: str | None = None
     next_uid: str | None = None
     answered_by: int = 0  # learners whose first answer is counted in the options' chosen_by
+    scoring: str = Scoring.ALL
+    # The item types beyond choice: the parts (prompts, statements, blanks, gaps), the
+    # exhibit (cut at its drop-downs), the order the options are shown in (an ordering's
+    # steps and a matching's pool arrive shuffled), the shared scenario.
+    parts: tuple[PartView, ...] = ()
+    exhibit_html: SafeString = item_parts.NOTHING
+    exhibit_pieces: tuple[ExhibitPiece, ...] = ()
+    shown_order: tuple[int, ...] = ()
+    reuse_answers: bool = False
+    case_study: CaseStudyView | None = None
 
     @property
     def is_published(self) -> bool:
         return self.status == Status.PUBLISHED
+
+    @property
+    def is_choice(self) -> bool:
+        return self.kind in CHOICE_KINDS
+
+    @property
+    def kind_label(self) -> str:
+        return Kind(self.kind).label
+
+    @property
+    def shown_options(self) -> tuple["OptionView", ...]:
+        if not self.shown_order:
+            return self.options
+        return tuple(self.options[index] for index in self.shown_order)
+
+    @property
+    def step_count(self) -> int:
+        """An ordering's places: the steps that belong in it."""
+        return sum(1 for option in self.options if option.order is not None)
+
+    @property
+    def answer_key(self) -> AnswerKey:
+        steps = sorted((o for o in self.options if o.order is not None), key=lambda o: o.order or 0)
+        return AnswerKey(
+            kind=self.kind,
+            scoring=self.scoring,
+            correct=tuple(
+                option.key
+                for option in (steps if self.kind == Kind.ORDERING else self.options)
+                if self.kind == Kind.ORDERING or option.is_correct
+            ),
+            options=tuple(option.key for option in self.options),
+            parts=tuple(part.answer for part in self.parts),
+            reuse=self.reuse_answers,
+        )
+
+    @property
+    def instructions(self) -> str:
+        """What the learner is asked to do, above the inputs."""
+        if self.kind == Kind.ORDERING:
+            places, steps = self.step_count, len(self.options)
+            if places < steps:
+                return f"Choose {places} of these {steps} steps and give each its place, 1 first."
+            return f"Put the {steps} steps in order: give each its place, 1 first."
+        if self.kind == Kind.MATCHING:
+            extra = (
+                " An answer may fit more than one prompt."
+                if self.reuse_answers
+                else " Use each answer once at most"
+                + ("; some fit no prompt." if len(self.options) > len(self.parts) else ".")
+            )
+            return "Match each prompt with its answer." + extra
+        if self.kind == Kind.YES_NO:
+            return "For each statement, choose Yes or No."
+        if self.kind == Kind.FILL_IN:
+            return "Fill in the blank." if len(self.parts) == 1 else "Fill in the blanks."
+        if self.kind == Kind.DROPDOWN:
+            return "Choose the right value in each drop-down of the exhibit."
+        return "Select all that apply." if self.is_multiple else "Choose one answer."
+
+    @property
+    def part_keys(self) -> frozenset[str]:
+        return frozenset(part.key for part in self.parts)
 
     @property
     def is_multiple(self) -> bool:
@@ -163,10 +229,27 @@ class QuestionPage:
         """Whether enough learners answered for how they answered to say something."""
         return self.answered_by >= MIN_SHARE_LEARNERS
 
-    def grade(self, chosen_keys: Iterable[str]) -> Grade:
-        return grade_answer((o.key for o in self.options if o.is_correct), chosen_keys)
+    def grade(self, response: Response | Iterable[str]) -> Grade:
+        """Grade a response, or the keys it is stored as (see questions.grading)."""
+        if not isinstance(response, Response):
+            response = Response.from_keys(response)
+        return grade_response(self.answer_key, response)
+
+    def result_context(self, grade: Grade) -> dict[str, object]:
+        """What the result template shows of an answer: the verdict and its breakdown."""
+        return {
+            "grade": grade,
+            "breakdown": self.breakdown(grade),
+            "part_rows": [] if self.is_choice else self.part_breakdown(grade),
+        }
+
+    def part_breakdown(self, grade: Grade) -> list[PartRow]:
+        """The result of a question of parts, or an ordering: part by part."""
+        return item_parts.part_rows(self.kind, self.parts, self.options, grade)
 
     def breakdown(self, grade: Grade) -> list["OptionResult"]:
+        if not self.is_choice:
+            return []
         return [
             OptionResult(
                 option=option,
@@ -332,21 +415,25 @@ def build_question_pages(uids: list[str]) -> dict[str, QuestionPage]:
     rows = page_query.question_rows(uids)
     ids = [row.question.pk for row in rows]
     options: dict[int, list[OptionView]] = {}
+    pools: dict[int, dict[int, tuple[str, SafeString]]] = {}
+    gaps: dict[int, list[tuple[str, SafeString, bool]]] = {}
     for option, rationale in page_query.option_rows(ids):
-        # Every write path gives each option a rationale; without one the page stays up.
-        why = rationale or Rationale(option=option, why="")
-        options.setdefault(option.question_id, []).append(
-            OptionView(
-                key=option.key,
-                text=option.text,
-                text_html=render_markdown_inline(option.text),
-                is_correct=option.is_correct,
-                why_html=render_markdown(why.why),
-                tempting_html=render_markdown(why.tempting_because),
-                right_when_html=render_markdown(why.right_when),
-                chosen_by=option.chosen_by,
+        view = _option_view(option, rationale)
+        if option.part_id is not None:  # a drop-down's choice: it belongs to its gap
+            gaps.setdefault(option.part_id, []).append((view.key, view.text_html, view.is_correct))
+            continue
+        options.setdefault(option.question_id, []).append(view)
+        pools.setdefault(option.question_id, {})[option.pk] = (view.key, view.text_html)
+    with_parts = [row.question.pk for row in rows if row.question.kind in PART_KINDS]
+    parts: dict[int, list[PartView]] = {}
+    if with_parts:  # one query more, only for the types made of parts
+        stored = page_query.part_rows(with_parts)
+        kinds = {row.question.pk: row.question.kind for row in rows}
+        for question_id in with_parts:
+            mine = [part for part in stored if part.question_id == question_id]
+            parts[question_id] = list(
+                item_parts.part_views(kinds[question_id], mine, pools.get(question_id, {}), gaps)
             )
-        )
     related: dict[int, list[RelatedView]] = {}
     for from_id, uid, stem in page_query.related_rows(ids):
         related.setdefault(from_id, []).append(
@@ -354,16 +441,44 @@ def build_question_pages(uids: list[str]) -> dict[str, QuestionPage]:
         )
     return {
         row.question.uid: _page_of(
-            row, options.get(row.question.pk, []), related.get(row.question.pk, [])
+            row,
+            options.get(row.question.pk, []),
+            related.get(row.question.pk, []),
+            parts.get(row.question.pk, []),
         )
         for row in rows
     }
 
 
+def _option_view(option: Option, rationale: Rationale | None) -> OptionView:
+    # Every write path gives each option a rationale; without one the page stays up.
+    why = rationale or Rationale(option=option, why="")
+    return OptionView(
+        key=option.key,
+        text=option.text,
+        text_html=render_markdown_inline(option.text),
+        is_correct=option.is_correct,
+        why_html=render_markdown(why.why),
+        tempting_html=render_markdown(why.tempting_because),
+        right_when_html=render_markdown(why.right_when),
+        chosen_by=option.chosen_by,
+        order=option.order,
+    )
+
+
 def _page_of(
-    row: page_query.QuestionRow, options: list[OptionView], related: list[RelatedView]
+    row: page_query.QuestionRow,
+    options: list[OptionView],
+    related: list[RelatedView],
+    parts: list[PartView],
 ) -> QuestionPage:
     question, exam, topic = row.question, row.exam, row.topic
+    exhibit_html = render_markdown(question.exhibit)
+    shown: tuple[int, ...] = ()
+    if question.kind in (Kind.ORDERING, Kind.MATCHING):  # the pool arrives shuffled
+        keys = [option.key for option in options]
+        right = [o.key for o in sorted(options, key=lambda o: o.order or 0) if o.order]
+        shown = tuple(item_parts.shuffled(keys, right))
     return QuestionPage(
         version=secrets.token_hex(8),
         question_id=question.pk,
@@ -394,6 +509,15 @@ def _page_of(
         previous_uid=row.previous_uid,
         next_uid=row.next_uid,
         answered_by=question.answered_by,
+        scoring=question.scoring,
+        parts=tuple(parts),
+        exhibit_html=exhibit_html,
+        exhibit_pieces=item_parts.exhibit_pieces(exhibit_html, len(parts))
+        if question.kind == Kind.DROPDOWN
+        else (),
+        shown_order=shown,
+        reuse_answers=question.reuse_answers,
+        case_study=item_parts.case_study_view(row.case_study),
     )
 
 

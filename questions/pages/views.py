@@ -129,8 +129,8 @@ def question_detail(request: HtmxHttpRequest, uid: str) -> HttpResponse:
         return answer_too_large(request, page)
     if not form.is_valid():
         return render_question(request, page, form, status=invalid_form_status(request))
-    grade = page.grade(form.chosen_keys)
-    context: dict[str, object] = {"grade": grade, "breakdown": page.breakdown(grade)}
+    grade = page.grade(form.response)
+    context = page.result_context(grade)
     if request.user.is_authenticated:
         context.update(extensions.answered(request, page, grade, form))
     return render_question(request, page, form, context)
@@ -159,7 +159,7 @@ def render_question(
         template += "#result" if answered else "#answer_form"
     if status == 200 and _same_for_everyone(request, page):
         grade = extra.get("grade")
-        variant = ",".join(sorted(grade.chosen)) if isinstance(grade, Grade) else "form"
+        variant = grade.variant if isinstance(grade, Grade) else "form"
         return HttpResponse(page_html(request, page, template, {**context, **extra}, variant))
     if not request.htmx:
         context.update(extensions.page_context(request, page))
