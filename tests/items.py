@@ -4,7 +4,7 @@ rationales, and a helper to post a right (or a chosen) answer to it."""
 from decimal import Decimal
 from typing import Any, cast
 
-from questions.models import Kind, Option, Part, Question, Rationale, Scoring, Topic
+from questions.models import CaseStudy, Kind, Option, Part, Question, Rationale, Scoring, Topic
 from questions.pages.snapshot import QuestionPage, question_page
 from tests.factories import QuestionFactory, TopicFactory
 
@@ -94,6 +94,23 @@ def dropdown(topic: Topic | None = None, gaps: int = 2, **fields: Any) -> Questi
         _option(question, 2 * n, f"Wrong {n + 1}", part=part)
         _option(question, 2 * n + 1, f"Right {n + 1}", part=part, is_correct=True)
     return question
+
+
+def case_study(topic: Topic | None = None, questions: int = 3, **fields: Any) -> CaseStudy:
+    """A scenario of the topic's exam with `questions` single-answer questions on it."""
+    topic = topic or cast(Topic, TopicFactory())
+    case = CaseStudy.objects.create(
+        exam=topic.exam,
+        slug=fields.pop("slug", f"case-{CaseStudy.objects.count() + 1}"),
+        title=fields.pop("title", "Contoso Retail"),
+        scenario=fields.pop(
+            "scenario",
+            "Contoso runs **40 stores**.\n\n| Site | Users |\n|---|---|\n| Paris | 120 |",
+        ),
+    )
+    for _ in range(questions):
+        QuestionFactory(topic=topic, case_study=case, **fields)
+    return case
 
 
 def every_type(topic: Topic | None = None) -> list[Question]:

@@ -21,6 +21,7 @@ from progress.codes import new_code
 from progress.practice.marks import Bookmark
 from progress.readiness.batches import BatchAnswer
 from progress.readiness.rebuild import LoggedAnswer
+from questions.case_studies import together
 from questions.models import Exam, Question, Topic
 
 # Time on one question beyond this is a learner who walked away, not one who was thinking.
@@ -113,7 +114,8 @@ class QuizQuerySet(models.QuerySet["Quiz"]):
         """A new quiz of up to `length` (None: all) published questions of the topic (or of
         the whole exam), chosen by `selection`, in random order; None when none match. A
         caller that drew the questions itself (an adaptive draw) gives their ids instead, in
-        the quiz's order. Three queries: the draw, the quiz, its items."""
+        the quiz's order. Three queries: the draw, the quiz, its items; one more when a case
+        study is drawn, whose questions all come, one after the other."""
         if question_ids is not None:
             ids = list(question_ids)
         else:
@@ -123,7 +125,10 @@ class QuizQuerySet(models.QuerySet["Quiz"]):
                     questions = questions.filter(topic=topic)
                 questions = questions.order_by("?")
             questions = Selection.apply(selection, questions, learner)
-            ids = list(questions.values_list("pk", flat=True)[:length])
+            # A case study drawn comes whole (questions.case_studies); drawn with a margin,
+            # so that a case study that does not fit leaves room for single questions.
+            drawn = questions.values_list("pk", "case_study_id")
+            ids = together(list(drawn[: 2 * length] if length else drawn), length)
         if not ids:
             return None
         with transaction.atomic():
