@@ -14,7 +14,9 @@ run of a few seconds measures mostly those builds).
 Two parts, each printing ratios measured in the same run:
 
 1. In-process: `record_attempt` against a bare insert of the attempt (queries, time
-   per answer, and the ratio), and the whole signed-in quiz POST through the test client.
+   per answer, and the ratio), and the whole signed-in quiz POST through the test client;
+   then the signed-in htmx quiz POST of every item type against a single-answer one (the
+   issue's target: within 10 %), each type's questions answered right, interleaved.
 2. HTTP, against `make serve` (gunicorn, DEBUG off): /healthz, the visitor's question page and
    answer POST, and the signed-in quiz answer POST with 8 and 32 learners answering at once,
    on 4 workers, each quiz row with the task worker stopped and then with `make worker`
@@ -95,6 +97,7 @@ def child(action: str, args: argparse.Namespace) -> None:
         # The in-process part runs with DEBUG off too: it needs the static files' manifest.
         call_command("collectstatic", interactive=False, verbosity=0)
         import_document(make_document(QUESTIONS))
+        seed_item_types()
         PageChange.objects.all().delete()  # see http_pages.child
     elif action == "learners":
         print(json.dumps(make_learners(args.shared)))
@@ -116,6 +119,72 @@ def child(action: str, args: argparse.Namespace) -> None:
 
         paths = [q.get_absolute_url() for q in Question.objects.published().order_by("pk")[:100]]
         print(json.dumps(paths))
+
+
+TYPED = 20  # questions of each item type beside the bank's single-answer ones
+
+
+def seed_item_types() -> None:
+    """TYPED questions of each item type in the bank's first topic, built as the tests build
+    them (tests/items.py), published, in review order after the bank's own."""
+    from questions.models import Topic
+    from tests import items
+
+    topic = Topic.objects.order_by("pk").first()
+    for _ in range(TYPED):
+        items.ordering(topic, steps=5, extra=1)
+        items.matching(topic, prompts=4, distractors=1)
+        items.yes_no(topic, answers=(True, False, True, False))
+        items.fill_in(topic)
+        items.dropdown(topic, gaps=3)
+
+
+def typed_posts(learner: Any, exam: Any, rounds: int) -> dict[str, Any]:
+    """The htmx quiz POST of a right answer per item type, as a step per type; single-answer
+    questions too, so that both are measured alike."""
+    from django.test import Client
+
+    from progress.practice.models import Quiz
+    from questions.models import Kind, Question
+    from questions.pages.snapshot import question_page
+    from tests.items import right_post
+
+    client = Client()
+    client.force_login(learner)
+    steps = {}
+    for kind in (
+        Kind.SINGLE,
+        Kind.ORDERING,
+        Kind.MATCHING,
+        Kind.YES_NO,
+        Kind.FILL_IN,
+        Kind.DROPDOWN,
+    ):
+        questions = list(Question.objects.published().filter(kind=kind).order_by("pk")[:TYPED])
+        quiz = Quiz.objects.start(
+            learner=learner, exam=exam, topic=None, selection="any", length=None,
+            question_ids=[q.pk for q in questions] * rounds,
+        )  # fmt: skip
+        assert quiz is not None
+        posts = [right_post(page) for q in questions if (page := question_page(q.uid))] * rounds
+
+        steps[kind.value] = _typed_step(client, quiz.code, posts)
+    return steps
+
+
+def _typed_step(client: Any, code: str, posts: list[dict[str, Any]]) -> Any:
+    """A step that answers the quiz's next item with its right answer."""
+    from django.urls import reverse
+
+    items = iter(range(len(posts)))
+
+    def step(_: int) -> None:
+        n = next(items)
+        url = reverse("quiz_item", args=[code, n + 1])
+        response = client.post(url, posts[n], headers={"HX-Request": "true"})
+        assert response.status_code == 200, response.content[:300]
+
+    return step
 
 
 def make_learners(shared: bool) -> list[dict[str, Any]]:
@@ -220,12 +289,17 @@ def in_process(answers: int) -> dict[str, Any]:
         assert response.status_code == 200
 
     steps = {"bare": bare, "record": record, "post": post, "htmx": htmx_post}
+    typed_count = min(answers, 300)
+    other = User.objects.create_user(f"inproc-typed-{secrets.token_hex(3)}", "")
+    typed = typed_posts(other, exam, rounds=(typed_count * 3 + 40) // TYPED + 1)
+    steps.update({f"type:{kind}": step for kind, step in typed.items()})
     for step in steps.values():  # warm-up: caches, the first exam state
         timed(step, 5)
     rounds: dict[str, list[tuple[float, float]]] = {name: [] for name in steps}
     for _ in range(3):  # interleaved, so that a noisy neighbour hits all of them alike
         for name, step in steps.items():
-            rounds[name].append(timed(step, min(answers, 1000)))
+            count = typed_count if name.startswith("type:") else min(answers, 1000)
+            rounds[name].append(timed(step, count))
     return {
         name: [statistics.median(ms for ms, _ in runs), runs[-1][1]]
         for name, runs in rounds.items()
@@ -461,6 +535,11 @@ def main() -> int:
                         ("htmx", "quiz POST, htmx (test client)")):  # fmt: skip
         ms, queries = figures[name]
         print(f"{label:<32}{ms:>8.2f}{queries:>9.1f}{ms / bare_ms:>15.1f}")
+    single_ms, _ = figures["type:single"]
+    print(f"\n{'htmx quiz POST, right answer':<32}{'ms':>8}{'queries':>9}{'x single':>15}")
+    for name in [n for n in figures if n.startswith("type:")]:
+        ms, queries = figures[name]
+        print(f"{name.removeprefix('type:'):<32}{ms:>8.2f}{queries:>9.1f}{ms / single_ms:>15.2f}")
     if args.skip_http:
         return 0
 

@@ -26,7 +26,8 @@ class MockAnswerForm(forms.Form):
         super().__init__(data)
         self.page, self.item_count = page, item_count
         self.posted = data.getlist("choice") if data is not None else []
-        self.inputs: list[PartInput] = [] if page.is_choice else part_inputs(page, saved)
+        self.saved = saved
+        self._inputs: list[PartInput] | None = None
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -39,7 +40,7 @@ class MockAnswerForm(forms.Form):
             data["chosen"] = list(dict.fromkeys(self.posted))
         else:
             assert isinstance(self.data, QueryDict)
-            response, self.inputs, problems = read_parts(self.page, self.data, require_all=False)
+            response, self._inputs, problems = read_parts(self.page, self.data, require_all=False)
             problems += [f"Part {item.number}: {item.error}" for item in self.inputs if item.error]
             if problems:
                 raise forms.ValidationError(problems)
@@ -51,6 +52,12 @@ class MockAnswerForm(forms.Form):
             raise forms.ValidationError("Unknown destination.")
         data["go"] = go
         return data
+
+    @property
+    def inputs(self) -> list[PartInput]:
+        if self._inputs is None:
+            self._inputs = [] if self.page.is_choice else part_inputs(self.page, self.saved)
+        return self._inputs
 
     @property
     def exhibit(self) -> list[tuple[SafeString, PartInput | None]]:

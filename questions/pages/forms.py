@@ -185,7 +185,7 @@ class AnswerForm(forms.Form):
         super().__init__(data)
         self.page = page
         self.posted = data.getlist("choice") if data is not None else []
-        self.inputs: list[PartInput] = [] if page.is_choice else part_inputs(page)
+        self._inputs: list[PartInput] | None = None
         self.problems: list[str] = []
         self._response = Response()
         if not page.is_choice:
@@ -221,7 +221,7 @@ class AnswerForm(forms.Form):
         if self.page.is_choice or self.data is None:
             return data
         assert isinstance(self.data, QueryDict)
-        self._response, self.inputs, self.problems = read_parts(
+        self._response, self._inputs, self.problems = read_parts(
             self.page, self.data, require_all=True
         )
         if self.problems or any(item.error for item in self.inputs):
@@ -229,6 +229,13 @@ class AnswerForm(forms.Form):
                 self.problems or ["Some parts need another look: see the messages below."]
             )
         return data
+
+    @property
+    def inputs(self) -> list[PartInput]:
+        """The inputs to draw: built when the form is shown, not for an answer recorded."""
+        if self._inputs is None:
+            self._inputs = [] if self.page.is_choice else part_inputs(self.page)
+        return self._inputs
 
     @property
     def chosen_keys(self) -> frozenset[str]:
