@@ -285,7 +285,7 @@ def test_a_signed_in_answer_records_its_score_and_each_parts_verdict(client, lea
     assert attempt.score == 0.5
     assert attempt.is_correct is False
     assert sorted(item["correct"] for item in attempt.chosen) == [False, False, True, True]
-    assert any(item["text"].startswith("Step 1") for item in attempt.chosen)
+    assert "Step 1: place 1" in [item["text"] for item in attempt.chosen]
 
 
 def test_answer_query_count_does_not_grow_with_the_parts(
@@ -311,3 +311,13 @@ def test_a_page_of_parts_is_built_with_one_query_more_whatever_their_number(
             client.get(question.get_absolute_url())
         with django_assert_num_queries(0):
             client.get(question.get_absolute_url())
+
+
+def test_the_history_says_what_was_given_part_by_part(client, learner):
+    from django.urls import reverse
+
+    question = items.matching(prompts=2)
+    page = items.page_of(question)
+    post(client, question, {**items.right_post(page), **served_form(client, question)})
+    text = client.get(reverse("history")).text
+    assert "Prompt 1: Answer 1; Prompt 2: Answer 2" in text

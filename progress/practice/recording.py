@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.html import strip_tags
 
 from courseiva.lib.sql import (
     Statement,
@@ -117,17 +118,24 @@ def answer_record(page: QuestionPage, grade: Grade) -> list[dict[str, Any]]:
             if option.key in grade.chosen
         ]
     results = {result.key: result for result in grade.parts}
-    texts = {option.key: option.text for option in page.options}
+    # What each key is called, as plain text: steps and pool answers, prompts, gap choices.
+    names = {option.key: option.text for option in page.options}
     for part in page.parts:
-        texts.update((key, str(html)) for key, html in part.choices)
+        names[part.key] = part.label
+        names.update((key, strip_tags(html)) for key, html in part.choices)
+    names.update({"yes": "Yes", "no": "No"})
     record = []
     for item in grade.response:
         key, _, value = item.partition("=")
         result = results.get(key)
-        shown = (
-            texts.get(value, value) if page.kind != "ordering" else f"{texts.get(key, '')}: {value}"
+        given = f"place {value}" if page.kind == "ordering" else names.get(value, value)
+        record.append(
+            {
+                "key": item,
+                "text": f"{names.get(key, '')}: {given}",
+                "correct": bool(result and result.correct),
+            }
         )
-        record.append({"key": item, "text": shown, "correct": bool(result and result.correct)})
     return record
 
 
