@@ -187,6 +187,8 @@ class Exam(models.Model):
     position = models.PositiveIntegerField(
         default=0, help_text="Order in the catalog and in exported bank files."
     )
+    # Bank-wide lint flags a curator accepted, by flag: {"longest-cue": "why it is fine"}.
+    lint_notes = models.JSONField(default=dict, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -386,6 +388,8 @@ class Question(models.Model):
     tags = models.JSONField(
         default=list, blank=True, validators=[validate_tags], help_text='A list of slugs: ["iam"].'
     )
+    # Lint flags a curator accepted, by flag key, with the note (questions.lint).
+    lint_notes = models.JSONField(default=dict, blank=True, editable=False)
     related = models.ManyToManyField(
         "self",
         through="RelatedQuestion",
