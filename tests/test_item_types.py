@@ -321,3 +321,15 @@ def test_the_history_says_what_was_given_part_by_part(client, learner):
     post(client, question, {**items.right_post(page), **served_form(client, question)})
     text = client.get(reverse("history")).text
     assert "Prompt 1: Answer 1; Prompt 2: Answer 2" in text
+
+
+def test_a_wrong_drop_down_choice_shows_why_it_does_not_fit(client):
+    question = items.dropdown(gaps=2)
+    page = items.page_of(question)
+    data = items.right_post(page)
+    wrong = next(c for c in page.parts[0].choice_views if not c.is_correct)
+    data[f"gap-{page.parts[0].key}"] = wrong.key
+    text = post(client, question, data).text
+    assert "Why your answer does not fit" in text
+    assert "Why Wrong 1 goes there." in text
+    assert "Why Right 2 goes there." not in text  # a right part needs no excuse

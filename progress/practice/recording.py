@@ -19,7 +19,6 @@ from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
-from django.utils.html import strip_tags
 
 from courseiva.lib.sql import (
     Statement,
@@ -122,7 +121,7 @@ def answer_record(page: QuestionPage, grade: Grade) -> list[dict[str, Any]]:
     names = {option.key: option.text for option in page.options}
     for part in page.parts:
         names[part.key] = part.label
-        names.update((key, strip_tags(html)) for key, html in part.choices)
+        names.update((choice.key, choice.text) for choice in part.choice_views)
     names.update({"yes": "Yes", "no": "No"})
     record = []
     for item in grade.response:

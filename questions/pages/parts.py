@@ -52,14 +52,19 @@ class PartView:
     tempting_html: SafeString
     right_when_html: SafeString
     answer: KeyPart  # what it accepts: for grading, and shown only in the result
-    # Drop-downs: this gap's choices, in the author's order, as (key, text HTML).
-    choices: tuple[tuple[str, SafeString], ...] = ()
+    # Drop-downs: this gap's choices, in the author's order.
+    choice_views: tuple[OptionView, ...] = ()
     # The right answer in words, for the result.
     expected_html: SafeString = NOTHING
 
     @property
     def is_numeric(self) -> bool:
         return self.answer.is_numeric
+
+    @property
+    def choices(self) -> tuple[tuple[str, SafeString], ...]:
+        """A drop-down's choices as (key, text HTML), for its input."""
+        return tuple((choice.key, choice.text_html) for choice in self.choice_views)
 
     @property
     def units(self) -> str:
@@ -95,6 +100,8 @@ class PartRow:
     why_html: SafeString
     tempting_html: SafeString
     right_when_html: SafeString
+    # Why the answer given does not fit, when it was a wrong choice with a rationale.
+    given_why_html: SafeString = NOTHING
 
     @property
     def state(self) -> str:
@@ -120,25 +127,24 @@ def shuffled(keys: Sequence[str], correct: Sequence[str]) -> list[int]:
 def part_views(
     kind: str,
     parts: Sequence[Part],
-    pool: dict[int, tuple[str, SafeString]],
-    gap_options: dict[int, list[tuple[str, SafeString, bool]]],
+    pool: dict[int, OptionView],
+    gap_options: dict[int, list[OptionView]],
 ) -> tuple[PartView, ...]:
-    """The views of one question's parts. `pool`: the matching pool by option id, as
-    (key, text HTML); `gap_options`: each gap's choices by part id, as (key, text HTML,
-    correct)."""
+    """The views of one question's parts. `pool`: the matching pool by option id;
+    `gap_options`: each drop-down gap's choices by part id."""
     views = []
     for part in parts:
         choices = gap_options.get(part.pk, [])
         answer_key, expected = "", mark_safe("")
         if kind == MATCHING and part.answer_id in pool:
-            answer_key, expected = pool[part.answer_id]
+            answer_key, expected = pool[part.answer_id].key, pool[part.answer_id].text_html
         elif kind == YES_NO and part.is_yes is not None:
             answer_key = YES if part.is_yes else NO
             expected = mark_safe("Yes" if part.is_yes else "No")  # noqa: S308 - a constant
         elif kind == DROPDOWN:
-            right = [(key, html) for key, html, correct in choices if correct]
+            right = [choice for choice in choices if choice.is_correct]
             if right:
-                answer_key, expected = right[0]
+                answer_key, expected = right[0].key, right[0].text_html
         elif kind == FILL_IN:
             expected = _expected_fill_in(part)
         views.append(
@@ -163,9 +169,9 @@ def part_views(
                         for item in part.feedback
                         if isinstance(item, dict) and "answer" in item and "feedback" in item
                     ),
-                    options=tuple(key for key, _, _ in choices),
+                    options=tuple(choice.key for choice in choices),
                 ),
-                choices=tuple((key, html) for key, html, _ in choices),
+                choice_views=tuple(choices),
                 expected_html=expected,
             )
         )
@@ -216,9 +222,13 @@ def part_rows(
     if kind == ORDERING:
         return _step_rows(options, results)
     texts = {option.key: option.text_html for option in options}
+    views = {option.key: option for option in options}
     rows = []
     for number, part in enumerate(parts, 1):
         result = results.get(part.key) or PartResult(part.key, "", False)
+        chosen = views.get(result.given) or next(
+            (choice for choice in part.choice_views if choice.key == result.given), None
+        )
         rows.append(
             PartRow(
                 number=number,
@@ -230,6 +240,7 @@ def part_rows(
                 why_html=part.why_html,
                 tempting_html=part.tempting_html,
                 right_when_html=part.right_when_html,
+                given_why_html=chosen.why_html if chosen and not result.correct else NOTHING,
             )
         )
     return rows

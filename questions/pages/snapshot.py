@@ -60,7 +60,7 @@ POLL_OVERLAP = timedelta(seconds=5)
 CHANGE_RETENTION = timedelta(days=1)
 # Bump when QuestionPage changes shape or module: a pickle names its class's module, and a
 # process would fail to read one kept by the code before it (a shared Redis keeps them).
-CACHE_PREFIX = "question-page:v5:"
+CACHE_PREFIX = "question-page:v6:"
 # A question page as a visitor first sees it (the form), rendered once: a visitor's GET is
 # served from this alone, without the snapshot. Dropped with the snapshot (forget_questions,
 # the poll); bump when the question template changes.
@@ -415,15 +415,15 @@ def build_question_pages(uids: list[str]) -> dict[str, QuestionPage]:
     rows = page_query.question_rows(uids)
     ids = [row.question.pk for row in rows]
     options: dict[int, list[OptionView]] = {}
-    pools: dict[int, dict[int, tuple[str, SafeString]]] = {}
-    gaps: dict[int, list[tuple[str, SafeString, bool]]] = {}
+    pools: dict[int, dict[int, OptionView]] = {}
+    gaps: dict[int, list[OptionView]] = {}
     for option, rationale in page_query.option_rows(ids):
         view = _option_view(option, rationale)
         if option.part_id is not None:  # a drop-down's choice: it belongs to its gap
-            gaps.setdefault(option.part_id, []).append((view.key, view.text_html, view.is_correct))
+            gaps.setdefault(option.part_id, []).append(view)
             continue
         options.setdefault(option.question_id, []).append(view)
-        pools.setdefault(option.question_id, {})[option.pk] = (view.key, view.text_html)
+        pools.setdefault(option.question_id, {})[option.pk] = view
     with_parts = [row.question.pk for row in rows if row.question.kind in PART_KINDS]
     parts: dict[int, list[PartView]] = {}
     if with_parts:  # one query more, only for the types made of parts
