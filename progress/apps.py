@@ -9,7 +9,9 @@ class ProgressConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
 
         from progress.accounts.roles import learn_role
+        from progress.cohorts.models import TimeAllowance
         from progress.cohorts.tasks import enqueue_exam_refresh, refresh_cohort_exams
+        from progress.mocks import allowances
         from progress.practice import pending
         from progress.practice.public_pages import LearnerQuestionPage
         from questions.pages import extensions
@@ -19,4 +21,6 @@ class ProgressConfig(AppConfig):
         # refit refreshes them all: the cohorts room's work, which practice cannot import.
         pending.on_exam_answers(enqueue_exam_refresh)
         pending.on_refit(refresh_cohort_exams)
+        # Extra time in mock exams is granted on cohorts, which the mocks room cannot read.
+        allowances.on_lookup(TimeAllowance.objects.allowance_of)
         user_logged_in.connect(learn_role, dispatch_uid="progress.learn_role")

@@ -418,10 +418,11 @@ def test_the_cohort_page_query_count_does_not_grow_with_learners(
     add_learners(2)
     # session with user, cohort; figures: the fit in use, the stale learners (found by the
     # database), then their topics, the exam's topics and questions, the write; the
-    # learners' summaries, the page's learners and figures, the topics; the instructors
-    with django_assert_num_queries(13) as cold:
+    # learners' summaries, the page's learners and figures, the topics; the instructors; the
+    # class's extra time
+    with django_assert_num_queries(14) as cold:
         client.get(cohort.get_absolute_url())
-    with django_assert_num_queries(9) as warm:  # the figures are fresh now
+    with django_assert_num_queries(10) as warm:  # the figures are fresh now
         client.get(cohort.get_absolute_url())
     add_learners(6)
     with django_assert_num_queries(len(cold)):

@@ -4,6 +4,7 @@ from django import forms
 
 from progress.accounts.models import User
 from progress.cohorts.models import Cohort
+from progress.mocks.allowances import Allowance
 
 
 class CohortForm(forms.ModelForm["Cohort"]):
@@ -43,3 +44,11 @@ class CoInstructorForm(forms.Form):
         if self.cohort.instructors.filter(pk=user.pk).exists():
             raise forms.ValidationError(f"{user.get_username()} already follows this cohort.")
         return user
+
+
+class AllowanceForm(forms.Form):
+    allowance = forms.ChoiceField(
+        label="Time in mock exams",
+        choices=Allowance.choices,
+        error_messages={"invalid_choice": "Choose one of the times offered."},
+    )

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from progress.accounts.models import User
 from progress.codes import new_code
+from progress.mocks.allowances import Allowance, most_generous
 from questions.models import Exam, Question
 
 
@@ -83,6 +84,57 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.learner_id} in {self.cohort_id}"
+
+
+class TimeAllowanceQuerySet(models.QuerySet["TimeAllowance"]):
+    def allowance_of(self, learner_id: int, exam_id: int) -> Allowance:
+        """The most generous extra time granted to the learner on the exam: by a cohort of
+        that exam they are in, to the whole cohort or to them. One query."""
+        grants = self.filter(
+            Q(learner_id=learner_id) | Q(learner__isnull=True),
+            cohort__exam_id=exam_id,
+            cohort__memberships__learner_id=learner_id,
+        ).values_list("allowance", flat=True)
+        return most_generous(grants)
+
+
+class TimeAllowance(models.Model):
+    """Extra time in mock exams, granted by a cohort's instructor to the whole cohort
+    (learner empty) or to one of its learners. Leaving the cohort ends it."""
+
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="allowances")
+    learner = models.ForeignKey(
+        User, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    allowance = models.CharField(max_length=10, choices=Allowance.choices)
+    granted_by = models.ForeignKey(
+        User, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    granted_at = models.DateTimeField(default=timezone.now)
+
+    objects = TimeAllowanceQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["cohort", "learner"], name="allowance_once_per_learner"
+            ),
+            models.UniqueConstraint(
+                fields=["cohort"],
+                condition=Q(learner__isnull=True),
+                name="allowance_once_per_cohort",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_allowance_display()} in {self.cohort_id}"
+
+    @classmethod
+    def grant(cls, cohort: Cohort, learner: User | None, allowance: str, by: User) -> None:
+        """Set the cohort's (or one learner's) allowance; standard time removes it."""
+        cls.objects.filter(cohort=cohort, learner=learner).delete()
+        if allowance != Allowance.STANDARD:
+            cls.objects.create(cohort=cohort, learner=learner, allowance=allowance, granted_by=by)
 
 
 # Below this many learners, a question's figures are shown but not flagged: too few to judge.

@@ -16,6 +16,12 @@ urlpatterns = [
         views.cohort_add_instructor,
         name="cohort_add_instructor",
     ),
+    path("cohorts/<str:code>/time/", views.cohort_allowance, name="cohort_allowance"),
+    path(
+        "cohorts/<str:code>/learners/<str:username>/time/",
+        views.cohort_allowance,
+        name="learner_allowance",
+    ),
     path(
         "cohorts/<str:code>/learners/<str:username>/",
         views.cohort_learner,

@@ -25,9 +25,16 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
 from progress.accounts.signup import INVITATION_SESSION_KEY
-from progress.cohorts.forms import CohortForm, CoInstructorForm, DigestForm
-from progress.cohorts.models import MIN_FLAG_LEARNERS, Cohort, ItemStatistic, Membership
+from progress.cohorts.forms import AllowanceForm, CohortForm, CoInstructorForm, DigestForm
+from progress.cohorts.models import (
+    MIN_FLAG_LEARNERS,
+    Cohort,
+    ItemStatistic,
+    Membership,
+    TimeAllowance,
+)
 from progress.cohorts.table import BANDS, SORTS, cohort_table, csv_rows, topic_spreads
+from progress.mocks.allowances import Allowance
 from progress.mocks.models import MockExam
 from progress.mocks.report import report_context
 from progress.readiness.explain import explain
@@ -145,6 +152,7 @@ def _render_cohort(
         "join_link": request.build_absolute_uri(cohort.join_url()),
         "instructors": list(cohort.instructors.order_by("username")),
         "co_form": co_form,
+        "allowance_form": AllowanceForm(initial={"allowance": _granted(cohort, None)}),
     }
     return TemplateResponse(request, "progress/cohorts/cohort.html", context, status=status)
 
@@ -232,8 +240,17 @@ def cohort_learner(request: AuthenticatedHttpRequest, code: str, username: str) 
             learner, [standing], MockExam.objects.latest_taken(learner, [cohort.exam]), record=False
         )[cohort.exam.pk],
         "mocks": mocks,
+        "allowance_form": AllowanceForm(
+            initial={"allowance": _granted(cohort, learner)}, auto_id="learner-time-%s"
+        ),
     }
     return TemplateResponse(request, "progress/cohorts/learner.html", context)
+
+
+def _granted(cohort: Cohort, learner: User | None) -> str:
+    """The allowance granted on the cohort to the learner (None: to the cohort). One query."""
+    grant = TimeAllowance.objects.filter(cohort=cohort, learner=learner).first()
+    return grant.allowance if grant else Allowance.STANDARD
 
 
 @require_GET
@@ -256,6 +273,33 @@ def cohort_learner_mock(
         "instructor_view": True,
     }
     return TemplateResponse(request, "progress/mocks/report.html", context)
+
+
+@require_POST
+@login_required
+def cohort_allowance(
+    request: AuthenticatedHttpRequest, code: str, username: str | None = None
+) -> HttpResponse:
+    """Grant extra time in mock exams to the cohort, or to one of its learners: only the
+    cohort's instructors (and admins) may. A sitting already started keeps its time."""
+    _instructor(request)
+    if username is None:
+        cohort, learner = _get_cohort_for_instructor(request, code), None
+        back = cohort.get_absolute_url()
+    else:
+        cohort, learner = _get_member_for_instructor(request, code, username)
+        back = reverse("cohort_learner", args=[cohort.code, learner.get_username()])
+    form = AllowanceForm(request.POST)
+    if not form.is_valid():
+        context = {"message": " ".join(str(e) for e in form.errors["allowance"]), "back": back}
+        return TemplateResponse(request, "400.html", context, status=400)
+    TimeAllowance.grant(cohort, learner, form.cleaned_data["allowance"], request.user)
+    who = learner.get_username() if learner else f"everyone in {cohort.name}"
+    label = Allowance(form.cleaned_data["allowance"]).label.lower()
+    messages.success(
+        request, f"Mock exams of {cohort.exam.code} for {who}: {label}, from the next sitting on."
+    )
+    return redirect(back)
 
 
 # --- The learner's side ----------------------------------------------------------------------

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from progress.accounts.models import User
 from progress.codes import new_code
+from progress.mocks.allowances import Allowance, allowance_for, minutes_with
 from progress.mocks.draw import draw_questions
 from progress.practice.models import Attempt, Source
 from progress.practice.recording import answer_record, insert_answers
@@ -89,7 +90,8 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
         seen = Exists(MockItem.objects.filter(mock__learner=learner, question=OuterRef("pk")))
         chosen = draw_questions(exam, seen)
         now = timezone.now()
-        minutes = exam.mock_duration_minutes or 0
+        allowance = allowance_for(learner.pk, exam.pk)
+        minutes = minutes_with(exam.mock_duration_minutes or 0, allowance)
         try:
             with transaction.atomic():
                 mock = self.create(
@@ -97,6 +99,7 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
                     exam=exam,
                     question_count=len(chosen),
                     duration_minutes=minutes,
+                    allowance=allowance,
                     pass_percent=exam.mock_pass_percent or Decimal(0),
                     started_at=now,
                     deadline=now + timedelta(minutes=minutes),
@@ -119,7 +122,11 @@ class MockExam(models.Model):
     learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="mock_exams")
     exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
     question_count = models.PositiveSmallIntegerField()
-    duration_minutes = models.PositiveSmallIntegerField()
+    # The exam's minutes under the learner's allowance (see allowances), when it started.
+    duration_minutes = models.PositiveIntegerField()
+    allowance = models.CharField(
+        max_length=10, choices=Allowance.choices, default=Allowance.STANDARD
+    )
     pass_percent = models.DecimalField(max_digits=5, decimal_places=2)
     started_at = models.DateTimeField()
     deadline = models.DateTimeField()
@@ -158,6 +165,10 @@ class MockExam(models.Model):
     @property
     def time_is_up(self) -> bool:
         return timezone.now() >= self.deadline
+
+    @property
+    def is_untimed(self) -> bool:
+        return self.allowance == Allowance.UNTIMED
 
     @property
     def seconds_left(self) -> int:

@@ -20,6 +20,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from courseiva.http import HtmxHttpRequest
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.mocks import item_query
+from progress.mocks.allowances import allowance_for, minutes_with
 from progress.mocks.draw import plan_mock
 from progress.mocks.forms import MockAnswerForm
 from progress.mocks.middleware import DEADLINE_SESSION_KEY, SITTING_SESSION_KEY
@@ -92,8 +93,11 @@ def mock_start(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpRespons
         # mock_resume keeps the sitting in the session (remember_sitting).
         return redirect(reverse("mock_resume", args=[mock.code]))
     plan = plan_mock(exam)
+    allowance = allowance_for(learner.pk, exam.pk)
     context = {
         "exam": exam,
+        "allowance": allowance,
+        "minutes": minutes_with(exam.mock_duration_minutes or 0, allowance),
         "plan": plan,
         "short": [draw for draw in plan if draw.short],
         "drawn": sum(draw.drawn for draw in plan),
