@@ -167,6 +167,10 @@ class MockExam(models.Model):
         return timezone.now() >= self.deadline
 
     @property
+    def total_seconds(self) -> int:
+        return 60 * self.duration_minutes
+
+    @property
     def is_untimed(self) -> bool:
         return self.allowance == Allowance.UNTIMED
 

@@ -12,22 +12,62 @@ document.addEventListener("htmx:afterSwap", function (event) {
 
 // The mock exam's countdown. The deadline is the server's: this only shows the time left,
 // counted from what the page was served with, and reloads at zero so that the server, which
-// submits the exam itself, shows the report.
+// submits the exam itself, shows the report. Two warnings, at a tenth of the time and at five
+// minutes, go to a live region, so that a screen reader announces them (WCAG 2.2.1); each is
+// given once per sitting, whichever question is open. "Hide timer" hides the figures only:
+// the time runs on and the warnings still come.
 (function () {
   var timer = document.querySelector(".timer[data-seconds-left]");
   if (!timer) return;
   var value = timer.querySelector(".timer-value");
+  var warning = document.getElementById("timer-warning");
+  var toggle = document.getElementById("timer-toggle");
+  var sitting = timer.dataset.sitting || "";
+  var total = Number(timer.dataset.totalSeconds) || 0;
   var end = Date.now() + Number(timer.dataset.secondsLeft) * 1000;
+  var warnings = [
+    {at: Math.ceil(total / 10), key: "tenth"},
+    {at: 300, key: "five"},
+  ].filter(function (w) { return w.at > 0 && w.at < total; });
+  function remembered(key) {
+    try { return window.localStorage.getItem(key); } catch (e) { return null; }
+  }
+  function remember(key, value) {
+    try { window.localStorage.setItem(key, value); } catch (e) { /* private mode: fine */ }
+  }
   function pad(n) { return n < 10 ? "0" + n : String(n); }
+  function words(left) {
+    var minutes = Math.ceil(left / 60);
+    return minutes === 1 ? "1 minute" : minutes + " minutes";
+  }
+  function warn(left) {
+    warnings.forEach(function (w) {
+      var key = "courseiva:timer-warned:" + sitting + ":" + w.key;
+      if (left > w.at || remembered(key)) return;
+      remember(key, "1");
+      warning.textContent = w.key === "tenth"
+        ? "A tenth of your time is left: " + words(left) + "."
+        : "About " + words(left) + " left.";
+    });
+  }
+  function setHidden(hidden) {
+    timer.classList.toggle("timer-hidden", hidden);
+    toggle.setAttribute("aria-pressed", hidden ? "true" : "false");
+    toggle.textContent = hidden ? "Show timer" : "Hide timer";
+    remember("courseiva:timer-hidden:" + sitting, hidden ? "1" : "");
+  }
+  if (toggle) {
+    toggle.hidden = false;
+    setHidden(remembered("courseiva:timer-hidden:" + sitting) === "1");
+    toggle.addEventListener("click", function () {
+      setHidden(!timer.classList.contains("timer-hidden"));
+    });
+  }
   function tick() {
     var left = Math.max(0, Math.round((end - Date.now()) / 1000));
     var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
     value.textContent = h ? h + ":" + pad(m) + ":" + pad(s) : m + ":" + pad(s);
-    if (left === 300 || left === 60) {
-      timer.setAttribute("aria-live", "assertive");  // announce the last minutes once
-    } else {
-      timer.setAttribute("aria-live", "off");
-    }
+    if (warning) warn(left);
     if (left <= 0) {
       window.location.href = timer.dataset.expiredUrl;
       return;
