@@ -16,7 +16,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='mockexam',
             name='allowance',
-            field=models.CharField(choices=[('1', 'Standard time'), ('1.25', '1.25 × the time'), ('1.5', '1.5 × the time'), ('2', 'Double time'), ('untimed', 'Untimed')], default='1', max_length=10),
+            field=models.CharField(choices=[('1', 'Standard time'), ('1.25', '1.25 times the time'), ('1.5', '1.5 times the time'), ('2', 'Double time'), ('untimed', 'Untimed')], default='1', max_length=10),
         ),
         migrations.AlterField(
             model_name='mockexam',
@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
             name='TimeAllowance',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('allowance', models.CharField(choices=[('1', 'Standard time'), ('1.25', '1.25 × the time'), ('1.5', '1.5 × the time'), ('2', 'Double time'), ('untimed', 'Untimed')], max_length=10)),
+                ('allowance', models.CharField(choices=[('1', 'Standard time'), ('1.25', '1.25 times the time'), ('1.5', '1.5 times the time'), ('2', 'Double time'), ('untimed', 'Untimed')], max_length=10)),
                 ('granted_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('cohort', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='allowances', to='progress.cohort')),
                 ('granted_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
