@@ -429,6 +429,9 @@ def test_command_prints_the_table_and_a_json_last_line():
         "pass_rate",
         "mean_pass_probability",
         "oracle_brier",
+        "partial_share",
+        "answer_ece",
+        "answer_auc",
     }
     assert summary["learners"] == 50
     assert any(line.startswith("Brier") for line in lines)

@@ -5,6 +5,8 @@ and be tested alone (the `evaluate_readiness` command is a thin wrapper).
 The log format is the one of the knowledge-tracing literature (see data/kt/README.md in the
 shared folder): a tab-separated file with the header `user_id item_id timestamp correct skill_id`,
 one answer a row, each learner's rows in the order they were answered. A skill is a topic here.
+`correct` is 0 or 1, or a score between for a partly right answer to a question with partial
+credit; the metrics take such a score as a fractional outcome (see `auc`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ class LogError(ValueError):
 def read_log(path: str | Path) -> Log:
     """Read a log file; rows of a learner keep their file order (the order they answered in),
     and learners may be interleaved. Raises LogError on a missing file, a header without the
-    five columns, a short row, or a `correct` that is not 0 or 1."""
+    five columns, a short row, or a `correct` that is not a number from 0 to 1."""
     path = Path(path)
     try:
         handle = path.open(newline="", encoding="utf-8")
@@ -69,10 +71,14 @@ def parse_log(lines: Iterable[str], *, name: str = "log") -> Log:
         if len(row) < width:
             raise LogError(f"{name}: line {number}: {len(row)} columns, expected {len(header)}.")
         correct = row[correct_at].strip()
-        if correct not in ("0", "1"):
-            raise LogError(f"{name}: line {number}: correct is {correct!r}, expected 0 or 1.")
+        score = _score(correct)
+        if score is None:
+            raise LogError(
+                f"{name}: line {number}: correct is {correct!r}, expected 0 or 1 (or a score "
+                "between for a partly right answer)."
+            )
         user = row[user_at].strip()
-        answer = Answer(row[item_at].strip(), row[skill_at].strip(), correct == "1")
+        answer = Answer(row[item_at].strip(), row[skill_at].strip(), score)
         sequence = log.get(user)
         if sequence is None:
             log[user] = [answer]
@@ -81,6 +87,18 @@ def parse_log(lines: Iterable[str], *, name: str = "log") -> Log:
     if not log:
         raise LogError(f"{name}: no answers after the header.")
     return log
+
+
+def _score(text: str) -> float | None:
+    """A log's `correct`: "1" and "0" as True and False (the logs of choice questions), else
+    a number from 0 to 1; None for anything else."""
+    if text in ("0", "1"):
+        return text == "1"
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0.0 <= value <= 1.0 else None
 
 
 def split_learners(log: Log, fraction: float, seed: int) -> tuple[Log, Log]:
@@ -110,10 +128,17 @@ def count_answers(log: Log) -> int:
 LOGLOSS_CLIP = 1e-15
 
 
-def auc(predictions: Sequence[float], outcomes: Sequence[bool]) -> float:
+def auc(predictions: Sequence[float], outcomes: Sequence[float]) -> float:
     """Area under the ROC curve as the Mann-Whitney rank statistic, tied predictions sharing
     their average rank (a tie between a right and a wrong answer counts one half). NaN when
-    only one outcome occurs."""
+    only one outcome occurs.
+
+    A partly right answer (an outcome y between 0 and 1) counts as y of a right answer and
+    1 - y of a wrong one: the share of pairs, weighted so, in which the answer more right
+    was predicted higher (an answer is not paired with itself). With outcomes of 0 and 1
+    only, this is the usual AUC."""
+    if any(0.0 < outcome < 1.0 for outcome in outcomes):
+        return _weighted_auc(predictions, outcomes)
     positives = sum(1 for outcome in outcomes if outcome)
     negatives = len(outcomes) - positives
     if positives == 0 or negatives == 0:
@@ -132,23 +157,54 @@ def auc(predictions: Sequence[float], outcomes: Sequence[bool]) -> float:
     return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
 
 
-def rmse(predictions: Sequence[float], outcomes: Sequence[bool]) -> float:
+def _weighted_auc(predictions: Sequence[float], outcomes: Sequence[float]) -> float:
+    """`auc` with fractional outcomes: sum over pairs i != j of y_i (1 - y_j) H(p_i - p_j)
+    (H: 1 above, 1/2 tied) over sum of y_i (1 - y_j). With average ranks r_i, the sum over
+    every j of H(p_i - p_j) is r_i - 1/2 and the pairs of two positive weights give half of
+    (sum y)^2, so the numerator over all pairs is sum y_i (r_i - 1/2) - (sum y)^2 / 2, less
+    the self-pairs' y_i (1 - y_i) / 2."""
+    positives = sum(outcomes)
+    negatives = len(outcomes) - positives
+    selves = sum(y * (1.0 - y) for y in outcomes)
+    pairs = positives * negatives - selves
+    if pairs <= 1e-12:
+        return math.nan
+    order = sorted(range(len(predictions)), key=predictions.__getitem__)
+    weighted = 0.0
+    start = 0
+    while start < len(order):
+        end = start
+        value = predictions[order[start]]
+        while end + 1 < len(order) and predictions[order[end + 1]] == value:
+            end += 1
+        average_rank = (start + end) / 2 + 1
+        weighted += (average_rank - 0.5) * sum(outcomes[order[k]] for k in range(start, end + 1))
+        start = end + 1
+    return (weighted - positives * positives / 2 - selves / 2) / pairs
+
+
+def rmse(predictions: Sequence[float], outcomes: Sequence[float]) -> float:
     total = sum((p - y) ** 2 for p, y in zip(predictions, outcomes, strict=True))
     return math.sqrt(total / len(predictions))
 
 
-def logloss(predictions: Sequence[float], outcomes: Sequence[bool]) -> float:
-    """Mean negative log-likelihood, the predictions clipped to [1e-15, 1 - 1e-15]."""
+def logloss(predictions: Sequence[float], outcomes: Sequence[float]) -> float:
+    """Mean negative log-likelihood, the predictions clipped to [1e-15, 1 - 1e-15]; a partly
+    right answer's score y is a fractional target, -y log p - (1 - y) log(1 - p)."""
     total = 0.0
     for p, y in zip(predictions, outcomes, strict=True):
         p = min(max(p, LOGLOSS_CLIP), 1.0 - LOGLOSS_CLIP)
-        total -= math.log(p if y else 1.0 - p)
+        if y == 0.0 or y == 1.0:
+            total -= math.log(p if y else 1.0 - p)
+        else:
+            total -= y * math.log(p) + (1.0 - y) * math.log(1.0 - p)
     return total / len(predictions)
 
 
-def ece(predictions: Sequence[float], outcomes: Sequence[bool], bins: int = 10) -> float:
+def ece(predictions: Sequence[float], outcomes: Sequence[float], bins: int = 10) -> float:
     """Expected calibration error over equal-width bins of the predicted probability: the
-    share-weighted mean of |mean outcome - mean prediction| per bin (1.0 falls in the last)."""
+    share-weighted mean of |mean outcome - mean prediction| per bin (1.0 falls in the last).
+    A partly right answer's outcome is its score: the prediction is its expected score."""
     counts = [0] * bins
     predicted = [0.0] * bins
     observed = [0.0] * bins
@@ -181,7 +237,7 @@ class Scores:
         }
 
 
-def score(predictions: Sequence[float], outcomes: Sequence[bool]) -> Scores:
+def score(predictions: Sequence[float], outcomes: Sequence[float]) -> Scores:
     if not predictions:
         raise ValueError("no predictions to score.")
     return Scores(
@@ -196,26 +252,53 @@ def score(predictions: Sequence[float], outcomes: Sequence[bool]) -> Scores:
 # --- Replay --------------------------------------------------------------------------------
 
 
-def replay(model: ReadinessModel, log: Log) -> tuple[list[float], list[bool]]:
+def replay(model: ReadinessModel, log: Log) -> tuple[list[float], list[float]]:
     """Predict every answer from that learner's earlier answers only (and the fitted model),
     then reveal it and update the learner. Questions are not updated: a test learner's answers
-    never reach another test learner."""
+    never reach another test learner. Returns the predictions and the answers' scores, in the
+    log's order (learner after learner)."""
     predictions: list[float] = []
-    outcomes: list[bool] = []
+    outcomes: list[float] = []
     for answers in log.values():
         learner = model.new_learner()
-        for item_id, topic_id, correct in answers:
-            predictions.append(model.update(learner, topic_id, item_id, correct, learn_item=False))
-            outcomes.append(correct)
+        for item_id, topic_id, score in answers:
+            predictions.append(model.update(learner, topic_id, item_id, score, learn_item=False))
+            outcomes.append(score)
     return predictions, outcomes
 
 
-def log_from_rows(rows: Iterable[tuple[object, object, object, bool]]) -> Log:
-    """A log from (learner, question, topic, correct) rows already in answering order per
+def partial_items(*logs: Log) -> set[str]:
+    """The questions that gave partial credit: those with a partly right answer in a log."""
+    return {
+        answer.item_id
+        for log in logs
+        for answers in log.values()
+        for answer in answers
+        if 0.0 < answer.score < 1.0
+    }
+
+
+def scores_apart(
+    log: Log, predictions: Sequence[float], outcomes: Sequence[float], partial: set[str]
+) -> tuple[Scores | None, Scores | None]:
+    """The scores of the answers to the questions with partial credit, and of the others
+    (None for a side with no answers), from `replay`'s predictions of this log."""
+    sides: tuple[tuple[list[float], list[float]], ...] = (([], []), ([], []))
+    items = (answer.item_id for answers in log.values() for answer in answers)
+    for item_id, p, y in zip(items, predictions, outcomes, strict=True):
+        side = sides[0] if item_id in partial else sides[1]
+        side[0].append(p)
+        side[1].append(y)
+    with_partial, without = (score(*side) if side[0] else None for side in sides)
+    return with_partial, without
+
+
+def log_from_rows(rows: Iterable[tuple[object, object, object, float]]) -> Log:
+    """A log from (learner, question, topic, score) rows already in answering order per
     learner; ids become strings (a missing topic becomes "")."""
     log: Log = {}
-    for learner, item, topic, correct in rows:
-        answer = Answer(str(item), "" if topic is None else str(topic), bool(correct))
+    for learner, item, topic, score in rows:
+        answer = Answer(str(item), "" if topic is None else str(topic), float(score))
         log.setdefault(str(learner), []).append(answer)
     return log
 
@@ -229,6 +312,19 @@ class Evaluation:
     fit_seconds: float
     replay_seconds: float
     fit_report: fitting.FitReport
+    # Apart, when the test log has both: the answers to questions that gave partial credit
+    # (a partly right answer in either log), and the answers to the others.
+    partial_scores: Scores | None = None
+    other_scores: Scores | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON line: the scores of every answer, and of each side apart when there are
+        both (`partial`, `other`)."""
+        data: dict[str, object] = dict(self.scores.as_dict())
+        if self.partial_scores is not None and self.other_scores is not None:
+            data["partial"] = self.partial_scores.as_dict()
+            data["other"] = self.other_scores.as_dict()
+        return data
 
     def table(self, train_name: str, test_name: str) -> list[str]:
         """A small human-readable summary (the JSON line is printed apart)."""
@@ -257,14 +353,20 @@ class Evaluation:
         width = max(len(label) for label, _ in rows)
         lines = [f"{label:<{width}}  {text}" for label, text in rows]
         lines.append("")
-        lines.append(f"{'metric':<8}  {'value':>8}")
-        for name, value in (
-            ("AUC", scores.auc),
-            ("RMSE", scores.rmse),
-            ("log-loss", scores.logloss),
-            ("ECE", scores.ece),
-        ):
-            lines.append(f"{name:<8}  {value:>8.4f}")
+        sides = [("value", scores)]
+        partial, other = self.partial_scores, self.other_scores
+        if partial is not None and other is not None:
+            sides += [("partial", partial), ("other", other)]
+        lines.append(f"{'metric':<8}" + "".join(f"  {name:>8}" for name, _ in sides))
+        for name, metric in (("AUC", "auc"), ("RMSE", "rmse"), ("log-loss", "logloss"),
+                             ("ECE", "ece")):  # fmt: skip
+            values = "".join(f"  {getattr(side, metric):>8.4f}" for _, side in sides)
+            lines.append(f"{name:<8}{values}")
+        if partial is not None and other is not None:
+            lines.append(
+                f"partial: the {partial.n:,} answers to questions with partial credit; "
+                f"other: the {other.n:,} others"
+            )
         return lines
 
 
@@ -276,6 +378,9 @@ def evaluate(train: Log, test: Log, *, seed: int = 0) -> Evaluation:
     fitted = time.perf_counter()
     predictions, outcomes = replay(model, test)
     done = time.perf_counter()
+    partial_scores, other_scores = scores_apart(
+        test, predictions, outcomes, partial_items(train, test)
+    )
     return Evaluation(
         train_learners=len(train),
         train_answers=count_answers(train),
@@ -284,4 +389,6 @@ def evaluate(train: Log, test: Log, *, seed: int = 0) -> Evaluation:
         fit_seconds=fitted - started,
         replay_seconds=done - fitted,
         fit_report=report,
+        partial_scores=partial_scores,
+        other_scores=other_scores,
     )

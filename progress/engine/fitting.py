@@ -147,10 +147,10 @@ _FILTER_GRID = {
 }
 
 # One encoded answer: (item index, topic index, features, pattern codes on the topic and in
-# all, context, correct as 0 or 1).
+# all, context, the score: 0 or 1, or a share for a partly right answer).
 _Row = tuple[int, int, tuple[float, ...], int, int, tuple[float, ...], float]
-# One held-out answer: (logit without the filtered terms, item index, topic index, correct as
-# 0 or 1, the question's context weights times the context, before the context scale).
+# One held-out answer: (logit without the filtered terms, item index, topic index, the score,
+# the question's context weights times the context, before the context scale).
 _Base = tuple[float, int, int, float, float]
 # Plain tuples rather than NamedTuples: they never leave this module, and the hot loops unpack
 # them per answer, which CPython 3.13 specialises for exact tuples only; as NamedTuples a fit
@@ -167,7 +167,7 @@ def _encode(
         overall = LearnerTopicState(0.0, 0.0)
         states: dict[str, LearnerTopicState] = {}
         rows: list[_Row] = []
-        for item_id, topic_id, correct in answers:
+        for item_id, topic_id, score in answers:
             state = states.get(topic_id)
             if state is None:
                 state = states[topic_id] = LearnerTopicState(0.0, 0.0)
@@ -175,10 +175,10 @@ def _encode(
             topic = topics.setdefault(topic_id, len(topics))
             history = tuple(features(overall, state, item_id))
             answer_context = context(overall, state)
-            outcome = 1.0 if correct else 0.0
+            outcome = float(score)  # a partly right answer: a fractional target
             rows.append((item, topic, history, state.last, overall.last, answer_context, outcome))
-            state.observe(item_id, correct)
-            overall.observe(None, correct)
+            state.observe(item_id, score)
+            overall.observe(None, score)
         blocks.append(rows)
     return blocks
 
@@ -287,7 +287,7 @@ def _train_epoch(
         topic_abilities: dict[int, list[float]] = {}  # topic -> [mean, variance]
         learner_profile = [0.0] * PROFILE_SIZE
         learner_profile_variance = profile_prior_variance
-        # z, p and y: the answer's logit, its probability and its outcome (0 or 1).
+        # z, p and y: the answer's logit, its probability and its outcome (its score).
         for item, topic, history, pattern, total_pattern, answer_context, y in blocks[learner]:
             topic_ability = topic_abilities.get(topic)
             if topic_ability is None:
@@ -445,10 +445,10 @@ def _base_logits(model: _Weights, blocks: Sequence[list[_Row]]) -> list[list[_Ba
                 ),
                 item,
                 topic,
-                correct,
+                score,
                 sum(map(mul, item_contexts[item], answer_context)),
             )
-            for item, topic, history, pattern, total_pattern, answer_context, correct in rows
+            for item, topic, history, pattern, total_pattern, answer_context, score in rows
         ]
         for rows in blocks
     ]
@@ -472,7 +472,7 @@ def _filtered_logits(
         topic_abilities: dict[int, list[float]] = {}  # topic -> [mean, variance]
         learner_profile = [0.0] * PROFILE_SIZE
         learner_profile_variance = profile_prior_variance
-        # z, p and y: the answer's logit, its probability and its outcome (0 or 1).
+        # z, p and y: the answer's logit, its probability and its outcome (its score).
         for base, item, topic, y, item_context_term in rows:
             topic_ability = topic_abilities.get(topic)
             if topic_ability is None:
@@ -523,10 +523,16 @@ def _filtered_logits(
 
 
 def _logloss(logits: Sequence[float], outcomes: Sequence[float]) -> float:
+    """The mean log-loss; a partly right answer's score y is a fractional target, whose loss
+    -y log p - (1 - y) log(1 - p) is log(1 + e^z) - y z."""
     total = 0.0
     log1p, exp = math.log1p, math.exp
     for z, y in zip(logits, outcomes, strict=True):  # a logit and its outcome
-        margin = -z if y else z  # the loss is log(1 + e^margin), computed stably
+        if y == 0.0 or y == 1.0:
+            margin = -z if y else z  # the loss is log(1 + e^margin), computed stably
+        else:
+            margin = z  # log(1 + e^z), then less y z
+            total -= y * z
         total += margin + log1p(exp(-margin)) if margin > 0 else log1p(exp(margin))
     return total / len(logits)
 
@@ -713,7 +719,7 @@ def _context_means(
     sums = [0.0] * len(topic_contexts)
     counts = [0] * len(topic_contexts)
     for rows in blocks:
-        for item, topic, _history, _pattern, total_pattern, answer_context, _correct in rows:
+        for item, topic, _history, _pattern, total_pattern, answer_context, _score in rows:
             sums[topic] += logit_sum(
                 streak_weight=total_patterns[total_pattern],
                 topic_context=topic_contexts[topic],

@@ -354,7 +354,7 @@ def _summarise(
         # The summary is approximate: keep the range around the exact mean.
         low=100.0 * min(ends[0], mean),
         high=100.0 * max(ends[1], mean),
-        answers=topic.wins + topic.fails,
+        answers=round(topic.wins + topic.fails),  # a partly right answer's shares add to 1
     )
     summary = _Summary(
         drawn=plan.drawn,

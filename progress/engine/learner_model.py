@@ -85,11 +85,13 @@ from typing import Any, NamedTuple
 
 
 class Answer(NamedTuple):
-    """One answer of a learner; a learner's answers are listed in the order answered."""
+    """One answer of a learner; a learner's answers are listed in the order answered. `score`
+    is 1 for a right answer, 0 for a wrong one and a share between for a partly right answer
+    to a question with partial credit (True and False count as 1 and 0)."""
 
     item_id: str
     topic_id: str
-    correct: bool
+    score: float
 
 
 FEATURES = (
@@ -142,8 +144,29 @@ Z80 = 1.2815515655446004
 _LOG1P = [math.log1p(n) for n in range(4096)]
 
 
-def _phi(count: int) -> float:
-    return _LOG1P[count] if count < 4096 else math.log1p(count)
+def _phi(count: float) -> float:
+    # Counts are whole numbers but for partly right answers, which add shares (`observe`).
+    return _LOG1P[count] if type(count) is int and count < 4096 else math.log1p(count)
+
+
+# A partly right answer's share of a mark, on a grid of 2^-20 (`share`): sums of such shares
+# are exact in floating point, so a learner's count on a question is the same to the last bit
+# whether the site sums the scores in SQL, in no set order, or a rebuild adds them one by one.
+SCORE_GRID = 1 << 20
+
+
+def share(score: float) -> float:
+    """A score (0 to 1) on the grid of SCORE_GRID: what the site stores (Attempt.score) and
+    what the counts add. 0 and 1 stay as they are; 1/3 moves by less than 1e-6."""
+    return round(min(max(float(score), 0.0), 1.0) * SCORE_GRID) / SCORE_GRID
+
+
+def _added(count: float, part: float) -> float:
+    """A count plus an answer's part of it (1 or 0, or a partly right answer's share or its
+    rest): whole counts stay ints (`_phi` looks them up in a table), shares add exactly."""
+    if type(count) is int and (part == 0 or part == 1):
+        return count + int(part)
+    return count + part
 
 
 def profile_prior(variance: float, extra_variance: float) -> list[float]:
@@ -198,12 +221,14 @@ class LearnerTopicState:
 
     ability: float
     variance: float
-    wins: int = 0
-    fails: int = 0
+    # Right and wrong answers; a partly right answer adds its score to the first and the
+    # rest to the second (see `observe`), so these are whole numbers only without those.
+    wins: float = 0
+    fails: float = 0
     # The last answers as a pattern code (see N_PATTERNS).
     last: int = 1
     # Question id -> [right, wrong] answers of this learner to it (on a topic; empty overall).
-    items: dict[str, list[int]] = field(default_factory=dict)
+    items: dict[str, list[float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -221,25 +246,36 @@ class LearnerTopicState:
         return cls(
             ability=float(data["ability"]),
             variance=float(data["variance"]),
-            wins=int(data["wins"]),
-            fails=int(data["fails"]),
+            wins=_count(data["wins"]),
+            fails=_count(data["fails"]),
             last=int(data["last"]),
-            items={item: [int(c) for c in counts] for item, counts in data["items"].items()},
+            items={item: [_count(c) for c in counts] for item, counts in data["items"].items()},
         )
 
-    def observe(self, item_id: str | None, correct: bool) -> None:
-        """Count an answer (`ReadinessModel.update` moves the ability: it knows the surprise)."""
-        if correct:
-            self.wins += 1
-        else:
-            self.fails += 1
-        last = (self.last << 1) | (1 if correct else 0)
+    def observe(self, item_id: str | None, score: float) -> None:
+        """Count an answer (`ReadinessModel.update` moves the ability: it knows the surprise).
+        A partly right answer (0 < score < 1) counts as that share of a right answer and the
+        rest of a wrong one, as the filter's step takes it (its surprise is score - p); in
+        the pattern of the last answers, which has a bit per answer, it is right when at
+        least half right."""
+        right = share(score)
+        self.wins = _added(self.wins, right)
+        self.fails = _added(self.fails, 1.0 - right)
+        last = (self.last << 1) | (1 if right >= 0.5 else 0)
         self.last = last if last < N_PATTERNS else (last & (N_PATTERNS // 2 - 1)) | N_PATTERNS // 2
         if item_id is not None:
             counts = self.items.get(item_id)
             if counts is None:
                 counts = self.items[item_id] = [0, 0]
-            counts[0 if correct else 1] += 1
+            counts[0] = _added(counts[0], right)
+            counts[1] = _added(counts[1], 1.0 - right)
+
+
+def _count(value: float) -> float:
+    """A stored count: an int when whole (the common case, which `_phi` looks up in a
+    table), else the float a partly right answer left."""
+    number = float(value)
+    return int(number) if number.is_integer() else number
 
 
 @dataclass(slots=True)
@@ -607,12 +643,14 @@ class ReadinessModel:
         learner: LearnerState,
         topic_id: str,
         item_id: str,
-        correct: bool,
+        score: float,
         *,
         item: ItemState | None = None,
         learn_item: bool = True,
     ) -> float:
-        """Record an answer; returns the calibrated P(correct) predicted just before it. With
+        """Record an answer (its score: 1 right, 0 wrong, a share for a partly right answer);
+        returns the calibrated P(correct) predicted just before it, which for a question with
+        partial credit is its expected score. With
         learn_item, the question's difficulty moves too (an Elo step scaled by its variance),
         and an unknown question gets a state in the parameters; off in evaluation, where one
         test learner must not teach another."""
@@ -623,23 +661,28 @@ class ReadinessModel:
                 item = ItemState(0.0, params.item_variance, 0)
                 if learn_item:
                     params.items[item_id] = item
-        logit = self.update_learner(learner, topic_id, item_id, correct, item=item)
+        logit = self.update_learner(learner, topic_id, item_id, score, item=item)
         if learn_item:
-            _item_step(item, _probability(logit), correct)
+            _item_step(item, _probability(logit), score)
         return self.calibrate(logit)
 
     def update_learner(
-        self, learner: LearnerState, topic_id: str, item_id: str, correct: bool, *, item: ItemState
+        self, learner: LearnerState, topic_id: str, item_id: str, score: float, *, item: ItemState
     ) -> float:
         """The learner's half of `update`: the question's state is read, not changed. Returns
         the logit of the answer as predicted just before it; `learn_item` takes the question's
-        half later, from that logit with the question's difficulty added back."""
+        half later, from that logit with the question's difficulty added back.
+
+        A partly right answer is a fractional outcome: the surprise is score - p, so a
+        half-right answer moves the abilities half way between where a right and a wrong one
+        would (the step's size, from p(1 - p), does not depend on the outcome). That is the
+        log-loss with a fractional target, which the fit minimises too."""
         params = self.params
         topic = self.topic_state(learner, topic_id)
         overall = learner.overall
         logit = self._logit(learner, topic, topic_id, item, item_id)
         probability = _probability(logit)
-        outcome = 1.0 if correct else 0.0
+        outcome = float(score)
         # The filter step, as in `fitting._train_epoch`.
         answer_information = probability * (1.0 - probability)
         item_profile = item.profile
@@ -677,8 +720,8 @@ class ReadinessModel:
                 gain = profile_variance[k] * item_profile[k]
                 learner_profile[k] += gain * surprise
                 profile_variance[k] -= gain * gain * answer_information / denominator
-        topic.observe(item_id, correct)
-        overall.observe(None, correct)
+        topic.observe(item_id, score)
+        overall.observe(None, score)
         return logit
 
 
@@ -686,8 +729,8 @@ def _probability(logit: float) -> float:
     return 1.0 / (1.0 + math.exp(-logit)) if logit > -30.0 else 1e-13
 
 
-def _item_step(item: ItemState, probability: float, correct: bool) -> None:
-    outcome = 1.0 if correct else 0.0
+def _item_step(item: ItemState, probability: float, score: float) -> None:
+    outcome = float(score)  # a partly right answer moves the difficulty by its share
     answer_information = probability * (1.0 - probability)
     variance = item.variance
     item.difficulty -= variance * (outcome - probability) / (1.0 + variance * answer_information)
@@ -695,8 +738,8 @@ def _item_step(item: ItemState, probability: float, correct: bool) -> None:
     item.answers += 1
 
 
-def learn_item(item: ItemState, learner_logit: float, correct: bool) -> None:
+def learn_item(item: ItemState, learner_logit: float, score: float) -> None:
     """The question's half of `update`, done later (in order, answer after answer): the
     learner's logit without the question's difficulty (`update_learner`'s logit plus the
     difficulty it was computed with) meets the question's difficulty as it stands now."""
-    _item_step(item, _probability(learner_logit - item.difficulty), correct)
+    _item_step(item, _probability(learner_logit - item.difficulty), score)

@@ -240,8 +240,8 @@ def fit_gain_report(
     for answers in sequences:
         if not answers:
             continue
-        counts: dict[str, list[int]] = {}
-        for item_id, skill_id, correct in answers:
+        counts: dict[str, list[float]] = {}
+        for item_id, skill_id, score in answers:
             c = counts.get(skill_id)
             if c is None:
                 c = counts[skill_id] = [0, 0]
@@ -250,8 +250,11 @@ def fit_gain_report(
             row_learner.append(n_learners)
             xw.append(math.log1p(c[0]))
             xf.append(math.log1p(c[1]))
-            ys.append(1.0 if correct else 0.0)
-            c[0 if correct else 1] += 1
+            # A partly right answer: a fractional target, counted as its share right (as
+            # the learner model counts it).
+            ys.append(float(score))
+            c[0] += score
+            c[1] += 1 - score
         n_learners += 1
     n = len(ys)
     if n == 0:
@@ -410,7 +413,7 @@ def read_logs(paths: Sequence[str]) -> list[list[Answer]]:
                     Answer(
                         f"{position}:{answer.item_id}",
                         f"{position}:{answer.topic_id}",
-                        answer.correct,
+                        answer.score,
                     )
                     for answer in answers
                 ]

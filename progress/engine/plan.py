@@ -162,7 +162,7 @@ class _Projection:
 
     __slots__ = ("_next", "drawn", "fails", "logit", "new_left", "shift", "variance", "wins")
 
-    def __init__(self, drawn: int, logit: float, wins: int, fails: int, available: int) -> None:
+    def __init__(self, drawn: int, logit: float, wins: float, fails: float, available: int) -> None:
         self.drawn = drawn
         self.logit = logit
         self.wins = float(wins)
@@ -398,13 +398,13 @@ def _refresh(
             return
 
 
-def _history_lag(gain: LearningGain, wins: int, fails: int) -> float:
+def _history_lag(gain: LearningGain, wins: float, fails: float) -> float:
     """How far a typical learner's (k = 1) learning on a topic has taken them beyond the mean
     of their abilities over their answers so far: shift(w, f) minus the mean of the shift
     over the earlier right (and wrong) answers, mean_{j < w} log(1 + j) = log(w!) / w. About
     `gain.win` once w passes a few dozen (the log curve's shift minus its mean tends to 1)."""
 
-    def lag(weight: float, count: int) -> float:
+    def lag(weight: float, count: float) -> float:  # partly right answers count shares
         if count <= 0 or weight == 0.0:
             return 0.0
         return weight * (math.log1p(count) - math.lgamma(count + 1) / count)

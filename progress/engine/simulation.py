@@ -14,6 +14,13 @@ The true model (a Rasch model with a topic level):
   stronger and weaker topics: topic offsets ~ N(0, 0.5^2), independent.
 - Nobody learns during the simulation (the abilities stay put), and the model is not told
   any of this: it is fitted on the training learners' answers alone.
+- With `Population.partial_share` above 0, that share of each topic's questions gives
+  partial credit: such a question has 2 to 4 parts (`parts`), each part its own difficulty
+  around the question's (spread `part_sd`), each part right with the Rasch probability of its
+  difficulty, independently given the abilities; the answer's score is the share of its parts
+  right, and a mock exam counts it so (a half-right answer is half a mark). The learner model
+  knows none of this either: it predicts an expected score from the same one-logit form, so
+  the run measures whether it stays calibrated on questions it was not built for.
 
 The population was chosen from these descriptions before any run and has not been changed
 after looking at the scores. How sharp a pass likelihood can be depends on how many learners
@@ -39,7 +46,11 @@ Steps, for a seed:
 
 Metrics: the Brier score and the ECE (10 equal-width bins, `evaluation.ece`) of the pass
 likelihood against passed; coverage, the share of learners whose mock score lies within the
-forecast's 80% range (inclusive); the mean pass likelihood against the pass rate.
+forecast's 80% range (inclusive); the mean pass likelihood against the pass rate. And of the
+model's prediction of each test learner's practice answers (made just before the answer, from
+the earlier ones): the ECE and AUC (`evaluation.auc`: a partly right answer counts as that
+share of a right one), over every answer and apart for the questions with partial credit and
+the others.
 
 Measured (2,000 test and 400 training learners, seed 0): on a 90-question mock exam, Brier
 0.048 (oracle 0.037), ECE 0.015, coverage 0.790, mean pass likelihood 0.403 against a pass
@@ -122,6 +133,19 @@ class Population:
     # Practice answers of a training learner, and of a test learner (before the mock).
     train_answers: tuple[int, int] = (60, 200)
     test_answers: tuple[int, int] = (30, 200)
+    # The share of each topic's questions that give partial credit, their parts (fewest,
+    # most) and the spread of a part's difficulty around its question's (module docstring).
+    partial_share: float = 0.0
+    parts: tuple[int, int] = (2, 4)
+    part_sd: float = 0.5
+
+    def check(self) -> None:
+        """Raises ValueError on a population that cannot be simulated."""
+        if not 0.0 <= self.partial_share <= 1.0:
+            raise ValueError(f"the share of partial-credit questions is 0 to 1, not "
+                             f"{self.partial_share}.")  # fmt: skip
+        if not 2 <= self.parts[0] <= self.parts[1]:
+            raise ValueError("a question with partial credit needs at least 2 parts.")
 
 
 @dataclass(frozen=True)
@@ -155,9 +179,15 @@ class SimulationResult:
     seconds: float
     fit_report: fitting.FitReport
     outcomes: list[LearnerOutcome] = field(default_factory=list, repr=False)
+    # The model's predictions of the test learners' practice answers: every answer, and
+    # apart those to the questions with partial credit and to the others (None: none).
+    answers: evaluation.Scores | None = None
+    partial_answers: evaluation.Scores | None = None
+    other_answers: evaluation.Scores | None = None
+    partial_share: float = 0.0
 
-    def as_dict(self) -> dict[str, float | int]:
-        return {
+    def as_dict(self) -> dict[str, float | int | None]:
+        data: dict[str, float | int | None] = {
             "learners": self.learners,
             "brier": round(self.brier, 6),
             "ece": round(self.ece, 6),
@@ -165,7 +195,18 @@ class SimulationResult:
             "pass_rate": round(self.pass_rate, 6),
             "mean_pass_probability": round(self.mean_pass_probability, 6),
             "oracle_brier": round(self.oracle_brier, 6),
+            "partial_share": self.partial_share,
         }
+        for name, scores in (
+            ("answer", self.answers),
+            ("partial_answer", self.partial_answers),
+            ("other_answer", self.other_answers),
+        ):
+            if scores is not None:
+                figures = scores.as_dict()
+                data[f"{name}_ece"] = figures["ece"]
+                data[f"{name}_auc"] = figures["auc"]
+        return data
 
     def table(self) -> list[str]:
         """A small human-readable summary (the JSON line is printed apart)."""
@@ -193,6 +234,14 @@ class SimulationResult:
                 f"{self.forecast_ms:.1f} ms a forecast)",
             ),
         ]
+        for label, scores in (
+            ("answers", self.answers),
+            ("partial credit", self.partial_answers),
+            ("all or nothing", self.other_answers),
+        ):
+            if scores is not None:
+                figures = f"ECE {scores.ece:.4f}, AUC {scores.auc:.4f} over {scores.n:,}"
+                rows.append((label, f"{figures} practice answers predicted"))
         width = max(len(label) for label, _ in rows)
         return [f"{label:<{width}}  {text}" for label, text in rows]
 
@@ -209,6 +258,8 @@ class _Exam:
     items: list[list[str]]  # per topic, its question ids
     difficulty: dict[str, float]  # question id -> its difficulty within the topic
     drawn: list[int]
+    # A question with partial credit -> its parts' difficulties relative to its own.
+    parts: dict[str, list[float]] = field(default_factory=dict)
 
 
 @dataclass
@@ -217,9 +268,23 @@ class _Learner:
     offsets: list[float]
 
 
-def _make_exam(shape: ExamShape, population: Population, rng: random.Random) -> _Exam:
+def _make_exam(
+    shape: ExamShape, population: Population, rng: random.Random, parts_rng: random.Random
+) -> _Exam:
+    """The exam; its questions with partial credit and their parts come from `parts_rng`, so
+    that the rest of the exam is the same whatever their share."""
     topics = [f"topic-{k + 1}" for k in range(len(shape.weights))]
     items = [[f"{t}/q{j + 1}" for j in range(shape.items_per_topic)] for t in topics]
+    parts: dict[str, list[float]] = {}
+    if population.partial_share > 0.0:
+        fewest, most = population.parts
+        for ids in items:
+            count = round(population.partial_share * len(ids))
+            for item in parts_rng.sample(ids, count):
+                parts[item] = [
+                    parts_rng.gauss(0.0, population.part_sd)
+                    for _ in range(parts_rng.randint(fewest, most))
+                ]
     return _Exam(
         topics=topics,
         topic_difficulty=[rng.gauss(0.0, population.topic_difficulty_sd) for _ in topics],
@@ -228,6 +293,7 @@ def _make_exam(shape: ExamShape, population: Population, rng: random.Random) -> 
             item: rng.gauss(0.0, population.item_difficulty_sd) for ids in items for item in ids
         },
         drawn=split_questions(shape.weights, shape.questions),
+        parts=parts,
     )
 
 
@@ -238,19 +304,36 @@ def _make_learner(exam: _Exam, population: Population, rng: random.Random) -> _L
     )
 
 
-def _answer(exam: _Exam, learner: _Learner, topic: int, item: str, rng: random.Random) -> bool:
-    logit = (
+def _logit(exam: _Exam, learner: _Learner, topic: int, item: str) -> float:
+    return (
         learner.ability
         + learner.offsets[topic]
         - exam.topic_difficulty[topic]
         - exam.difficulty[item]
     )
-    return rng.random() < sigmoid(logit)
+
+
+def _answer(exam: _Exam, learner: _Learner, topic: int, item: str, rng: random.Random) -> float:
+    """The answer's score under the true model: right or wrong, or for a question with
+    partial credit the share of its parts right."""
+    logit = _logit(exam, learner, topic, item)
+    parts = exam.parts.get(item)
+    if parts is None:
+        return rng.random() < sigmoid(logit)
+    return sum(rng.random() < sigmoid(logit - part) for part in parts) / len(parts)
+
+
+def _expected_score(exam: _Exam, learner: _Learner, topic: int, item: str) -> float:
+    logit = _logit(exam, learner, topic, item)
+    parts = exam.parts.get(item)
+    if parts is None:
+        return sigmoid(logit)
+    return sum(sigmoid(logit - part) for part in parts) / len(parts)
 
 
 def _practice(
     exam: _Exam, learner: _Learner, topics: Sequence[int], rng: random.Random
-) -> list[tuple[int, str, bool]]:
+) -> list[tuple[int, str, float]]:
     """Answers to random questions of the given topics, in that order."""
     out = []
     for topic in topics:
@@ -270,8 +353,8 @@ def _training_sequences(
         topics = [rng.randrange(n_topics) for _ in range(rng.randint(low, high))]
         sequences.append(
             [
-                Answer(item, exam.topics[topic], correct)
-                for topic, item, correct in _practice(exam, learner, topics, rng)
+                Answer(item, exam.topics[topic], score)
+                for topic, item, score in _practice(exam, learner, topics, rng)
             ]
         )
     return sequences
@@ -304,11 +387,33 @@ def _oracle_state(exam: _Exam, learner: _Learner) -> LearnerState:
     return LearnerState(overall=overall, profile=[], profile_variance=[], topics=topics)
 
 
+def _oracle_plans(exam: _Exam, oracle: ReadinessModel, learner: _Learner) -> list[TopicPlan]:
+    """The oracle's plans for this learner: a question with partial credit as one question
+    whose probability is the learner's expected score on it (the forecast counts it as a
+    question right with that probability, a little more spread than the score of its parts)."""
+    plans = []
+    for topic, (t, drawn, items) in enumerate(
+        zip(exam.topics, exam.drawn, exam.items, strict=True)
+    ):
+        states: list[tuple[str, ItemState | None]] = []
+        for item in items:
+            state = oracle.params.items[item]
+            if item in exam.parts:
+                expected = min(max(_expected_score(exam, learner, topic, item), 1e-12), 1 - 1e-12)
+                logit = _logit(exam, learner, topic, item) + exam.difficulty[item]
+                state = ItemState(difficulty=logit - math.log(expected / (1 - expected)),
+                                  variance=0.0)  # fmt: skip
+            states.append((item, state))
+        plans.append(TopicPlan(t, drawn, states))
+    return plans
+
+
 def _mock(
     exam: _Exam, learner: _Learner, practised: set[str], rng: random.Random
-) -> tuple[int, int]:
-    """Right answers and questions in one mock exam sat under the true model."""
-    right = 0
+) -> tuple[float, int]:
+    """Marks (a partly right answer its share) and questions in one mock exam sat under the
+    true model."""
+    right = 0.0
     for topic, drawn in enumerate(exam.drawn):
         fresh = [item for item in exam.items[topic] if item not in practised]
         seen = [item for item in exam.items[topic] if item in practised]
@@ -340,6 +445,7 @@ def simulate(
     shape = shape or ExamShape()
     population = population or Population()
     shape.check()
+    population.check()
     if learners < MIN_LEARNERS:
         raise ValueError(f"at least {MIN_LEARNERS} test learners are needed, not {learners}.")
     if train_learners < MIN_TRAIN_LEARNERS:
@@ -347,7 +453,12 @@ def simulate(
             f"at least {MIN_TRAIN_LEARNERS} training learners are needed, not {train_learners}."
         )
     # Separate streams, so that e.g. more test learners leave the exam and the fit unchanged.
-    exam = _make_exam(shape, population, random.Random(f"{seed}/exam"))  # noqa: S311
+    exam = _make_exam(
+        shape,
+        population,
+        random.Random(f"{seed}/exam"),  # noqa: S311
+        random.Random(f"{seed}/parts"),  # noqa: S311
+    )
     sequences = _training_sequences(
         exam,
         population,
@@ -374,6 +485,9 @@ def simulate(
     ]
     outcomes: list[LearnerOutcome] = []
     forecast_seconds = 0.0
+    predicted_answers: list[float] = []
+    answer_scores: list[float] = []
+    answer_partial: list[bool] = []
     for _ in range(learners):
         learner = _make_learner(exam, population, rng)
         topics = [t for t in range(n_topics) for _ in range(MIN_TOPIC_ANSWERS)]
@@ -381,17 +495,25 @@ def simulate(
         rng.shuffle(topics)
         state = model.new_learner()
         practised: set[str] = set()
-        for t, item, correct in _practice(exam, learner, topics, rng):
-            model.update(state, exam.topics[t], item, correct, learn_item=False)
+        for t, item, score in _practice(exam, learner, topics, rng):
+            predicted_answers.append(
+                model.update(state, exam.topics[t], item, score, learn_item=False)
+            )
+            answer_scores.append(score)
+            answer_partial.append(item in exam.parts)
             practised.add(item)
         before = time.perf_counter()
         forecast: ExamForecast = forecast_exam(model, state, plans, shape.pass_percent)
         forecast_seconds += time.perf_counter() - before
         right, questions = _mock(exam, learner, practised, rng)
         truth = forecast_exam(
-            oracle, _oracle_state(exam, learner), oracle_plans, shape.pass_percent
+            oracle,
+            _oracle_state(exam, learner),
+            _oracle_plans(exam, oracle, learner) if exam.parts else oracle_plans,
+            shape.pass_percent,
         )
-        need = math.ceil(shape.pass_percent / 100.0 * questions - 1e-9)
+        # With whole marks, the same as at least ceil(pass mark x questions) right.
+        need = shape.pass_percent / 100.0 * questions - 1e-9
         outcomes.append(
             LearnerOutcome(
                 pass_probability=forecast.pass_probability,
@@ -427,7 +549,26 @@ def simulate(
         seconds=time.perf_counter() - started,
         fit_report=report,
         outcomes=outcomes,
+        partial_share=population.partial_share,
+        **_answer_scores(predicted_answers, answer_scores, answer_partial),
     )
+
+
+def _answer_scores(
+    predictions: Sequence[float], scores: Sequence[float], partial: Sequence[bool]
+) -> dict[str, evaluation.Scores | None]:
+    """The scores of the model's predictions of the practice answers: every one, and apart
+    those to questions with partial credit and the others, when there are both."""
+    if not predictions:
+        return {}
+    result: dict[str, evaluation.Scores | None] = {"answers": evaluation.score(predictions, scores)}
+    if any(partial) and not all(partial):
+        for name, side in (("partial_answers", True), ("other_answers", False)):
+            picked = [k for k, flag in enumerate(partial) if flag is side]
+            result[name] = evaluation.score(
+                [predictions[k] for k in picked], [scores[k] for k in picked]
+            )
+    return result
 
 
 def _brier(predictions: Sequence[float], outcomes: Sequence[bool]) -> float:

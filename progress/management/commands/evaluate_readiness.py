@@ -23,8 +23,10 @@ class Command(BaseCommand):
     help = (
         "Replay learner logs through the readiness model: fit on the train learners alone, "
         "then predict each test answer from that learner's earlier answers only. Prints a "
-        "table and, last, one JSON line with n, auc, rmse, logloss and ece. Logs are "
-        "tab-separated with the header `user_id item_id timestamp correct skill_id`. "
+        "table and, last, one JSON line with n, auc, rmse, logloss and ece (and the same for "
+        "the answers to questions with partial credit, `partial`, and the others, `other`, "
+        "when there are both). Logs are tab-separated with the header `user_id item_id "
+        "timestamp correct skill_id`; correct is 0 or 1, or a partly right answer's score. "
         "Without files, the site's own attempts are replayed, split by learner."
     )
 
@@ -90,14 +92,14 @@ class Command(BaseCommand):
         for line in result.table(train_name, test_name):
             self.stdout.write(line)
         self.stdout.write(f"total time {time.perf_counter() - started:.1f} s")
-        self.stdout.write(json.dumps(result.scores.as_dict()))
+        self.stdout.write(json.dumps(result.as_dict()))
 
     def _site_logs(self, fraction: float, seed: int) -> tuple[evaluation.Log, evaluation.Log]:
         """The site's attempts as a log (question uid as the item, topic as the skill), each
         learner's in the order answered, split by learner."""
         rows = (
             Attempt.objects.order_by("learner_id", "answered_at", "id")
-            .values_list("learner_id", "question_uid", "topic_id", "is_correct")
+            .values_list("learner_id", "question_uid", "topic_id", "score")
             .iterator(chunk_size=5000)
         )
         log = evaluation.log_from_rows(rows)

@@ -23,7 +23,9 @@ class Command(BaseCommand):
         "on some, let the others practise, forecast their mock exam, then let them sit one "
         "under the true model. Prints a table and, last, one JSON line with learners, brier, "
         "ece, coverage, pass_rate, mean_pass_probability and oracle_brier (the Brier score of a "
-        "forecast that knows the true abilities: the floor for the exam's length). With --plan: "
+        "forecast that knows the true abilities: the floor for the exam's length), and the ECE "
+        "and AUC of the model's predictions of the practice answers (answer_ece, answer_auc; "
+        "--partial-share adds questions with partial credit). With --plan: "
         "learners who learn as they practise on a Security+-shaped exam (weights 12/22/18/28/20), "
         "twins following the study plan or answering the same number of questions in every "
         "topic, and the plan's day-0 projection against the exam; the JSON line has "
@@ -57,6 +59,17 @@ class Command(BaseCommand):
             "Security+ or CCNA exam; 65 is an AWS associate exam).",
         )
         parser.add_argument("--seed", type=int, default=0, help="Seed (default 0).")
+        parser.add_argument(
+            "--partial-share",
+            type=float,
+            default=0.0,
+            help="The share of each topic's questions that give partial credit (0 to 1, "
+            "default 0): 2 to 4 parts each, the score the share of parts right. The JSON line "
+            "then also has the ECE and AUC of the model's predictions of the practice answers "
+            "to them (partial_answer_ece, partial_answer_auc) and to the others "
+            "(other_answer_ece, other_answer_auc), beside every answer's (answer_ece, "
+            "answer_auc).",
+        )
         parser.add_argument(
             "--plan",
             action="store_true",
@@ -106,6 +119,7 @@ class Command(BaseCommand):
                 seed=options["seed"],
                 train_learners=train_learners,
                 shape=simulation.ExamShape(questions=options["questions"]),
+                population=simulation.Population(partial_share=options["partial_share"]),
             )
         except ValueError as error:
             raise CommandError(str(error)) from None
