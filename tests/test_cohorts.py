@@ -243,7 +243,7 @@ def submitted_mock(learner, exam, right=7, total=10, days_ago=1):
     return MockExam.objects.create(
         learner=learner, exam=exam, question_count=total, duration_minutes=30,
         pass_percent=Decimal("70"), started_at=now, deadline=now + timedelta(minutes=30),
-        submitted_at=now + timedelta(minutes=20), right_count=right,
+        submitted_at=now + timedelta(minutes=20), right_count=right, marks=right,
     )  # fmt: skip
 
 

@@ -95,7 +95,7 @@ def test_the_answer_that_moved_readiness_most_is_named_first(client, learner, ex
     assert [m[2] for m in movers][-1] == missed.pk
     assert len(movers) == 11
     # The first answer, while little is known, moves readiness most; the miss pulls down.
-    assert movers[-1][3] is False
+    assert movers[-1][3] == 0  # its score: wrong
     assert movers[-1][4] < 0
     biggest = max(movers, key=lambda m: abs(m[4]))
     assert biggest == movers[0]

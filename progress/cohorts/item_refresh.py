@@ -156,9 +156,7 @@ def _answers_by_learner(
     answers: list[tuple[int, LearnerAnswer]] = []
     for learner_id, pk, *fields in (
         rows.order_by("learner_id", "pk")
-        .values_list(
-            "learner_id", "pk", "question_id", "exam_id", "is_correct", "chosen", "time_spent"
-        )
+        .values_list("learner_id", "pk", "question_id", "exam_id", "score", "chosen", "time_spent")
         .iterator(chunk_size=10_000)
     ):
         if learner_id != current:

@@ -33,8 +33,8 @@ class LearnerAnswer(NamedTuple):
 
     question_id: int
     exam_id: int | None
-    correct: bool
-    chosen: Any  # the attempt's [{"key": ..., ...}] of the options chosen
+    score: float  # Attempt.score: 1 right, 0 wrong, a share for a partly right answer
+    chosen: Any  # the attempt's [{"key": ..., ...}] of the options chosen, or of its parts
     spent: timedelta | None
 
 
@@ -98,17 +98,21 @@ class ItemTally:
     options: dict[str, int] = field(default_factory=dict)  # key -> answers that chose it
     seconds: list[float] = field(default_factory=list)  # the full recompute's times
     firsts: int = 0  # learners with a first answer
-    right: int = 0  # of them, those right at it
+    right: int = 0  # of them, those fully right at it
+    marks: float = 0.0  # their first answers' scores, summed (a partly right one its share)
     moments: _Moments = field(default_factory=_Moments)
     # Option key -> learners whose first answer chose it (what the question page shows).
     first_options: dict[str, int] = field(default_factory=dict)
+    # Part key (a step's, for an ordering) -> learners whose first answer got that part right.
+    parts: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def stored(cls, row: ItemStatistic) -> "ItemTally":
         """The sums a stored row keeps (not its times, nor the option shares)."""
         return cls(
             attempts=row.attempts, options=dict(row.option_counts), firsts=row.learners,
-            right=row.right, moments=_Moments.from_dict(row.moments),
+            right=row.right, marks=row.marks, moments=_Moments.from_dict(row.moments),
+            parts=dict(row.part_right),
         )  # fmt: skip
 
     def merge(self, change: "ItemTally") -> None:
@@ -116,20 +120,27 @@ class ItemTally:
         _add_counts(self.options, change.options)
         self.firsts += change.firsts
         self.right += change.right
+        self.marks += change.marks
         self.moments.merge(change.moments)
         _add_counts(self.first_options, change.first_options)
+        _add_counts(self.parts, change.parts)
 
     def statistic(
         self, question_id: int, scope: Scope, median: float | None, now: datetime
     ) -> ItemStatistic:
-        """The row of these figures."""
-        facility = self.right / self.firsts if self.firsts else None
+        """The row of these figures. Facility is the mean score of the first answers (the
+        share right when there is no partial credit): a half-right first answer counts half,
+        as a test's item analysis counts a partial-credit item's mean mark over its
+        maximum. The marks are scores on the model's grid (learner_model.share), so the sum
+        kept by a refresh, which adds and takes away, is the recompute's to the last bit."""
+        facility = self.marks / self.firsts if self.firsts else None
         discrimination = self.moments.correlation()
         flags = item_flags(self.firsts, facility, discrimination)
         return ItemStatistic(
             question_id=question_id, cohort_id=scope, attempts=self.attempts,
-            learners=self.firsts, right=self.right, facility=facility,
-            discrimination=discrimination, option_counts=self.options, median_seconds=median,
+            learners=self.firsts, right=self.right, marks=self.marks, facility=facility,
+            discrimination=discrimination, option_counts=self.options, part_right=self.parts,
+            median_seconds=median,
             flags=flags, flagged=bool(flags), moments=self.moments.as_dict(), computed_at=now,
         )  # fmt: skip
 
@@ -158,13 +169,15 @@ def count_learner(
     """Add to the tallies (with sign -1, take out of them) what one learner's answers, in id
     order, add to the figures: every answer to its question's, for everyone and for the
     learner's cohorts of the answer's exam (`cohorts_by_exam`: exam id -> cohort ids); the
-    first answer to each question, with the learner's rest score on its exam. With `times`,
-    the answers' times too (the full recompute's medians)."""
+    first answer to each question, with the learner's rest score on its exam (the mean score
+    of their first answers to its other questions) and, for a question made of parts, which
+    parts it got right. With `times`, the answers' times too (the full recompute's medians)."""
     # First answers per question, and the learner's score per exam over them.
-    first: dict[int, bool] = {}
+    first: dict[int, float] = {}
     first_keys: dict[int, set[str]] = {}
+    first_parts: dict[int, set[str]] = {}
     exam_of: dict[int, int | None] = {}
-    for question_id, exam_id, correct, chosen, spent in answers:
+    for question_id, exam_id, score, chosen, spent in answers:
         for scope in [None, *cohorts_by_exam.get(exam_id, ())]:
             tally = tallies.get((scope, question_id))
             if tally is None:
@@ -176,27 +189,44 @@ def count_learner(
             if times and spent is not None:
                 tally.seconds.append(spent.total_seconds())
         if question_id not in first:
-            first[question_id] = correct
+            first[question_id] = float(score)
             first_keys[question_id] = {str(c.get("key", "")) for c in chosen or []}
+            first_parts[question_id] = parts_right(chosen)
             exam_of[question_id] = exam_id
-    totals: dict[int | None, list[int]] = {}
-    for question_id, correct in first.items():
-        total = totals.setdefault(exam_of[question_id], [0, 0])
-        total[0] += int(correct)
+    totals: dict[int | None, list[float]] = {}
+    for question_id, score in first.items():
+        total = totals.setdefault(exam_of[question_id], [0.0, 0])
+        total[0] += score
         total[1] += 1
-    for question_id, correct in first.items():
+    for question_id, score in first.items():
         exam_id = exam_of[question_id]
-        right, count = totals[exam_id]
-        rest = (right - int(correct)) / (count - 1) if count > 1 else None
+        marks, count = totals[exam_id]
+        # The discrimination correlates the score (not only "fully right") with the rest.
+        rest = (marks - score) / (count - 1) if count > 1 else None
         for scope in [None, *cohorts_by_exam.get(exam_id, ())]:
             tally = tallies[(scope, question_id)]
             tally.firsts += sign
-            tally.right += sign * int(correct)
+            tally.right += sign * int(score >= 1)
+            tally.marks += sign * score
             if rest is not None:
-                tally.moments.add(float(correct), rest, sign)
+                tally.moments.add(score, rest, sign)
+            for key in first_parts[question_id]:
+                tally.parts[key] = tally.parts.get(key, 0) + sign
         overall = tallies[(None, question_id)]
         for key in first_keys[question_id]:
             overall.first_options[key] = overall.first_options.get(key, 0) + sign
+
+
+def parts_right(chosen: Any) -> set[str]:
+    """The keys of the parts an attempt got right (an ordering's steps placed right), from
+    what it keeps of each ("<part key>=<value>" with a correct flag); none for a choice
+    question, whose entries are the options chosen."""
+    right = set()
+    for entry in chosen or []:
+        key, sep, _ = str(entry.get("key", "")).partition("=")
+        if sep and entry.get("correct"):
+            right.add(key)
+    return right
 
 
 def compute_item_statistics(
@@ -220,7 +250,7 @@ def compute_item_statistics(
     rows = (
         Attempt.objects.filter(question__isnull=False, pk__lte=up_to)
         .order_by("learner_id", "pk")
-        .values_list("learner_id", "question_id", "exam_id", "is_correct", "chosen", "time_spent")
+        .values_list("learner_id", "question_id", "exam_id", "score", "chosen", "time_spent")
         .iterator(chunk_size=10_000)
     )
     done = 0

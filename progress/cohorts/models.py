@@ -145,9 +145,11 @@ class ItemStatistic(models.Model):
     """A question's statistics over the attempts of everyone (cohort empty) or of one cohort's
     learners, as the worker last left them (pages read these, never the attempts; see
     progress.cohorts.item_statistics). Facility and discrimination are over each learner's
-    first answer to the question, as in a test: facility is the share right; discrimination
-    is the correlation of that answer with the learner's score on the exam's other questions
-    (the "rest of the test" of Moodle's quiz statistics)."""
+    first answer to the question, as in a test: facility is the mean score (the share right,
+    a partly right answer counting its share); discrimination is the correlation of that
+    score with the learner's mean score on the exam's other questions (the "rest of the
+    test" of Moodle's quiz statistics). For a question made of parts, `part_right` counts the
+    first answers that got each part right: its facility per part."""
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="statistics")
     cohort = models.ForeignKey(
@@ -155,11 +157,14 @@ class ItemStatistic(models.Model):
     )
     attempts = models.PositiveIntegerField(default=0)  # every answer, repeats included
     learners = models.PositiveIntegerField(default=0)  # learners with a first answer
-    right = models.PositiveIntegerField(default=0)  # of them, those right at it
-    facility = models.FloatField(null=True)  # 0..1
+    right = models.PositiveIntegerField(default=0)  # of them, those fully right at it
+    marks = models.FloatField(default=0.0)  # their scores summed: a partly right one its share
+    facility = models.FloatField(null=True)  # 0..1: marks / learners
     discrimination = models.FloatField(null=True)  # -1..1; None when it cannot be computed
     # Option key -> how many answers chose it (an answer may choose several).
     option_counts = models.JSONField(default=dict)
+    # Part key (a step's key for an ordering) -> first answers that got that part right.
+    part_right = models.JSONField(default=dict)
     median_seconds = models.FloatField(null=True)
     flags = models.JSONField(default=list)  # [[code, reason], ...]
     flagged = models.BooleanField(default=False)  # any flag: what "flags first" sorts on

@@ -143,7 +143,7 @@ def _summaries(cohort: Cohort, today: date) -> list[_Summary]:
     )
     # Out of the questions counted: those withdrawn during the sitting are not (MockExam.percent).
     counted = F("question_count") - F("withdrawn_count")
-    percent = ExpressionWrapper(100.0 * F("right_count") / counted, FloatField())
+    percent = ExpressionWrapper(100.0 * F("marks") / counted, FloatField())  # partial credit
     rows = (
         Membership.objects.filter(cohort=cohort)
         .annotate(

@@ -222,7 +222,7 @@ def build_demo(
                 )
                 ReviewCard.objects.schedule(
                     user.pk,
-                    [(a.question_id, a.is_correct, a.answered_at) for a in mine if a.question_id],
+                    [(a.question_id, a.score, a.answered_at) for a in mine if a.question_id],
                 )
                 LearnerDay.objects.rebuild(user.pk)
         say("Replaying every answer through the readiness model")
@@ -294,6 +294,7 @@ def _write(exam: Exam, bank: BankExam, pairs: list[tuple[User, History]]) -> lis
                     created_at=record.created_at, finished_at=record.finished_at,
                     item_count=len(record.questions), answered_count=len(record.answers),
                     right_count=sum(a.correct for a in record.answers),
+                    marks=float(sum(a.correct for a in record.answers)),
                 )
             )  # fmt: skip
         for sitting in history.mocks:
@@ -308,6 +309,7 @@ def _write(exam: Exam, bank: BankExam, pairs: list[tuple[User, History]]) -> lis
                     + timedelta(minutes=exam.mock_duration_minutes or 0),
                     submitted_at=sitting.submitted_at,
                     right_count=sum(a.correct for a in sitting.answers.values()),
+                    marks=float(sum(a.correct for a in sitting.answers.values())),
                 )
             )  # fmt: skip
     Quiz.objects.bulk_create(quizzes, batch_size=1000)
@@ -338,6 +340,7 @@ def _write(exam: Exam, bank: BankExam, pairs: list[tuple[User, History]]) -> lis
             answered_at=sitting.answers[position].answered_at if position in sitting.answers
             else None,
             is_correct=position in sitting.answers and sitting.answers[position].correct,
+            score=float(position in sitting.answers and sitting.answers[position].correct),
         )
         for _, history in pairs
         for sitting in history.mocks
@@ -355,7 +358,7 @@ def _write(exam: Exam, bank: BankExam, pairs: list[tuple[User, History]]) -> lis
             topic_id=bank.topic_ids[q.topic],
             chosen=[{"key": k, "text": texts.get(k, ""), "correct": k in right}
                     for k in answer.chosen],
-            is_correct=answer.correct,
+            is_correct=answer.correct, score=float(answer.correct),
             time_spent=timedelta(seconds=answer.seconds) if answer.seconds is not None else None,
             source=source, serve_nonce=answer.nonce, answered_at=answer.answered_at, **links,
         )  # fmt: skip

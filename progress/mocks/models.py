@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from progress.accounts.models import User
 from progress.codes import new_code
+from progress.engine import learner_model
 from progress.mocks.allowances import Allowance, allowance_for, minutes_with
 from progress.mocks.draw import draw_questions
 from progress.practice.models import Attempt, Source
@@ -63,7 +64,8 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
                 submitted_at=mock.submitted_at or mock.started_at,
                 percent=mock.percent,
                 right=mock.right_count,
-                wrong=mock.counted - mock.right_count - mock.unanswered,
+                partly_right=mock.partly_right_count,
+                wrong=mock.counted - mock.right_count - mock.partly_right_count - mock.unanswered,
                 unanswered=mock.unanswered,
             )
             for mock in rows
@@ -131,7 +133,12 @@ class MockExam(models.Model):
     started_at = models.DateTimeField()
     deadline = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
-    right_count = models.PositiveSmallIntegerField(default=0)
+    right_count = models.PositiveSmallIntegerField(default=0)  # fully right
+    # Partly right answers (to questions with partial credit), and the marks of all: a right
+    # answer 1, a partly right one its score. The score is the marks over the questions, as
+    # on exams that give partial credit, and as the pass likelihood forecasts it.
+    partly_right_count = models.PositiveSmallIntegerField(default=0)
+    marks = models.FloatField(default=0.0)
     # Questions no longer published when the sitting was submitted: not scored (see submit).
     withdrawn_count = models.PositiveSmallIntegerField(default=0)
     # The forecast the learner had when the sitting started, for the report to set the score
@@ -186,7 +193,7 @@ class MockExam(models.Model):
 
     @property
     def percent(self) -> float:
-        return 100 * self.right_count / self.counted if self.counted else 0.0
+        return 100 * self.marks / self.counted if self.counted else 0.0
 
     @property
     def passed(self) -> bool:
@@ -224,7 +231,7 @@ class MockExam(models.Model):
                 page = pages.get(item.question.uid) if item.question else None
                 grade = page.grade(item.chosen_keys) if page and item.chosen_keys else None
                 item.is_correct = grade is not None and grade.is_correct
-                item.score = grade.score if grade is not None else 0.0
+                item.score = learner_model.share(grade.score) if grade is not None else 0.0
                 if grade is None or page is None or item.question is None:
                     continue  # unanswered: it counts as wrong, but no answer was given
                 attempts.append(
@@ -244,12 +251,16 @@ class MockExam(models.Model):
                 )
             MockItem.objects.bulk_update(items, ["is_correct", "score"])
             insert_answers(self.learner_id, attempts, counted_at=at)
-            self.right_count = sum(1 for item in items if item.is_correct)
+            scored = [item for item in items if item.score is not None]
+            self.right_count = sum(1 for item in scored if item.is_correct)
+            self.partly_right_count = sum(1 for i in scored if not i.is_correct and i.score)
+            self.marks = sum(item.score or 0.0 for item in scored)  # exact: see share
             self.withdrawn_count = withdrawn
             self.submitted_at = at
             MockExam.objects.filter(pk=self.pk).update(
-                right_count=self.right_count, withdrawn_count=self.withdrawn_count
-            )
+                right_count=self.right_count, partly_right_count=self.partly_right_count,
+                marks=self.marks, withdrawn_count=self.withdrawn_count,
+            )  # fmt: skip
         return True
 
 

@@ -13,23 +13,26 @@ def report_context(mock: MockExam) -> dict[str, Any]:
     the exam (the forecast now, set beside the one they had when they started)."""
     # A question withdrawn at submission was never graded (is_correct None): out of the
     # score, neither wrong nor unanswered.
+    # A partly right answer (partial credit) is neither right nor wrong: its score counts.
     items = [
-        (topic_id, bool(correct), bool(chosen))
-        for topic_id, correct, chosen in mock.items.filter(is_correct__isnull=False).values_list(
-            "topic_id", "is_correct", "chosen_keys"
-        )
+        (topic_id, bool(correct), bool(chosen), float(score or 0.0))
+        for topic_id, correct, chosen, score in mock.items.filter(
+            is_correct__isnull=False
+        ).values_list("topic_id", "is_correct", "chosen_keys", "score")
     ]
     topics = []
     for topic in mock.exam.topics.order_by("position", "slug"):
-        drawn = [(correct, chosen) for topic_id, correct, chosen in items if topic_id == topic.pk]
-        right = sum(1 for correct, _ in drawn if correct)
+        drawn = [item[1:] for item in items if item[0] == topic.pk]
+        right = sum(1 for correct, _, _ in drawn if correct)
+        marks = sum(score for _, _, score in drawn)
         topics.append(
             {
                 "topic": topic,
                 "drawn": len(drawn),
                 "right": right,
-                "unanswered": sum(1 for _, chosen in drawn if not chosen),
-                "percent": round(100 * right / len(drawn)) if drawn else None,
+                "partly_right": sum(1 for correct, _, score in drawn if score and not correct),
+                "unanswered": sum(1 for _, chosen, _ in drawn if not chosen),
+                "percent": round(100 * marks / len(drawn)) if drawn else None,
             }
         )
     history = list(
@@ -44,7 +47,7 @@ def report_context(mock: MockExam) -> dict[str, Any]:
         float(mock.pass_percent),
     )
     now = standings(mock.learner, [mock.exam])[0]
-    unanswered = sum(1 for _, _, chosen in items if not chosen)
+    unanswered = sum(1 for _, _, chosen, _ in items if not chosen)
     return {
         "mock": mock,
         "before": mock.forecast_before,
@@ -56,6 +59,7 @@ def report_context(mock: MockExam) -> dict[str, Any]:
         "chart": chart,
         # Answered wrong and left unanswered: both count against the score, for different
         # reasons (what was not known, and what there was no time for).
-        "wrong": sum(1 for _, correct, chosen in items if chosen and not correct),
+        "wrong": sum(1 for _, correct, chosen, score in items if chosen and not score),
         "unanswered": unanswered,
+        "answered": len(items) - unanswered,
     }

@@ -28,6 +28,8 @@ def study_analytics(learner: User, days_shown: int = 30) -> dict[str, Any]:
     totals = LearnerDay.objects.filter(learner=learner).aggregate(
         answers=Sum("answers"),
         right=Sum("right"),
+        partly_right=Sum("partly_right"),
+        marks=Sum("marks"),
         timed=Sum("timed_answers"),
         seconds=Sum("seconds"),
     )
@@ -47,13 +49,18 @@ def study_analytics(learner: User, days_shown: int = 30) -> dict[str, Any]:
                 "label": day.strftime("%d %b"),
                 "answers": row.answers if row else 0,
                 "right": row.right if row else 0,
+                "partly_right": row.partly_right if row else 0,
                 "accuracy": round(100 * row.right / row.answers) if row and row.answers else None,
+                "score": round(100 * row.marks / row.answers) if row and row.answers else None,
             }
         )
     answers = totals["answers"] or 0
     return {
         "answers": answers,
+        # Fully right; with partial credit the score counts a partly right answer's share.
         "accuracy": round(100 * (totals["right"] or 0) / answers) if answers else None,
+        "partly_right": totals["partly_right"] or 0,
+        "score": round(100 * (totals["marks"] or 0) / answers) if answers else None,
         "seconds_per_answer": round((totals["seconds"] or 0) / totals["timed"])
         if totals["timed"]
         else None,

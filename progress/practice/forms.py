@@ -74,7 +74,13 @@ class HistoryFilterForm(forms.Form):
     exam = forms.SlugField(required=False)
     topic = forms.SlugField(required=False)
     result = forms.ChoiceField(
-        required=False, choices=[("", "Right and wrong"), ("right", "Right"), ("wrong", "Wrong")]
+        required=False,
+        choices=[
+            ("", "Every answer"),
+            ("right", "Right"),
+            ("partly", "Partly right"),
+            ("wrong", "Wrong"),
+        ],
     )
 
 

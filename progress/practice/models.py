@@ -169,7 +169,11 @@ class Quiz(models.Model):
     # never counts the items.
     item_count = models.PositiveIntegerField(default=0)
     answered_count = models.PositiveIntegerField(default=0)
-    right_count = models.PositiveIntegerField(default=0)
+    right_count = models.PositiveIntegerField(default=0)  # fully right
+    # Partly right answers (to questions with partial credit), and the marks of every answer:
+    # a right one 1, a partly right one its score.
+    partly_right_count = models.PositiveIntegerField(default=0)
+    marks = models.FloatField(default=0.0)
     # Unanswered items whose question left publication since: skipped, they shorten the quiz.
     withdrawn_count = models.PositiveIntegerField(default=0)
 
@@ -207,7 +211,10 @@ class Quiz(models.Model):
 
     def tally(self) -> "Tally":
         """How far the learner got and how well: from the stored counters, no query."""
-        return Tally(self.item_count, self.answered_count, self.right_count, self.withdrawn_count)
+        return Tally(
+            self.item_count, self.answered_count, self.right_count, self.withdrawn_count,
+            self.partly_right_count, self.marks,
+        )  # fmt: skip
 
     def count_withdrawn(self) -> int:
         """Count again the unanswered items whose question went back to review or draft (they
@@ -263,8 +270,10 @@ class Quiz(models.Model):
 class Tally:
     total: int
     answered: int
-    right: int
+    right: int  # fully right
     withdrawn: int = 0
+    partly_right: int = 0
+    marks: float | None = None  # None: as many as the right answers
 
     @property
     def to_answer(self) -> int:
@@ -272,7 +281,9 @@ class Tally:
 
     @property
     def percent(self) -> int:
-        return round(100 * self.right / self.answered) if self.answered else 0
+        """The score: the marks (a partly right answer its share) over the answers."""
+        marks = self.right if self.marks is None else self.marks
+        return round(100 * marks / self.answered) if self.answered else 0
 
 
 class QuizItem(models.Model):
@@ -311,23 +322,24 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         )
         return {row["topic_id"]: row["questions"] for row in rows}
 
-    def question_counts(self, learner_id: int, question_ids: Any) -> dict[int, list[int]]:
+    def question_counts(self, learner_id: int, question_ids: Any) -> dict[int, list[float]]:
         """[right, wrong] answers of the learner to each of these questions (ids, or a query of
-        them): an index-only count per question, on the attempt_learner_q index. The learner
+        them), a partly right answer counting its score as right and the rest as wrong (as
+        the learner model counts it): index-only, on the attempt_learner_q index. The learner
         model reads them as features of a question met before; they are not kept in its
-        stored state, which would then grow with every question answered."""
+        stored state, which would then grow with every question answered. The same figures
+        as the answer's read (answer_query.read_question_side)."""
         if not isinstance(question_ids, QuerySet):
             question_ids = list(question_ids)
         rows = (
             self.filter(learner_id=learner_id, question_id__in=question_ids)
             .values("question_id")
-            .annotate(
-                right=Count("pk", filter=Q(is_correct=True)),
-                wrong=Count("pk", filter=Q(is_correct=False)),
-            )
+            .annotate(answers=Count("pk"), marks=Sum("score"))
             .order_by()
         )
-        return {row["question_id"]: [row["right"], row["wrong"]] for row in rows}
+        return {
+            row["question_id"]: marks_counts(row["marks"] or 0.0, row["answers"]) for row in rows
+        }
 
     def answers_after(self, attempt_id: int) -> Iterator[LoggedAnswer]:
         """The attempts after this one, in id order: what the readiness rebuild replays (an
@@ -341,7 +353,7 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
                 "question_id",
                 "topic_id",
                 "exam_id",
-                "is_correct",
+                "score",
                 "answered_at",
             )
             .iterator(chunk_size=5000)
@@ -367,7 +379,7 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         rows = (
             self._batched(attempt_id)
             .order_by("pk")
-            .values_list("pk", "question_id", "exam_id", "is_correct", "learner_logit")
+            .values_list("pk", "question_id", "exam_id", "score", "learner_logit")
         )
         return map(BatchAnswer._make, iter(rows) if few else rows.iterator(chunk_size=5000))
 
@@ -399,6 +411,18 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
         return {(learner_id, exam_id): count for learner_id, exam_id, count in rows}
 
 
+def marks_counts(marks: float, answers: int) -> list[float]:
+    """[right, wrong] from a learner's marks on a question (their scores summed) and answers,
+    as the learner model counts them (its `observe`): whole numbers as ints. The scores are
+    on the model's grid (learner_model.share), so their sum is exact in any order."""
+    right = float(marks)
+    wrong = answers - right
+    return [
+        int(right) if right.is_integer() else right,
+        int(wrong) if wrong.is_integer() else wrong,
+    ]
+
+
 class Attempt(models.Model):
     """One answer. It keeps what was chosen as it was shown then (option texts and which were
     correct), so editing or deleting the question later changes nothing here."""
@@ -416,7 +440,8 @@ class Attempt(models.Model):
     chosen = models.JSONField()
     is_correct = models.BooleanField()
     # The mark, 0 to 1: 1 when right, a share of it for a partly right answer to a question
-    # with partial credit. is_correct stays "fully right".
+    # with partial credit, on the learner model's grid (learner_model.share, so that its sums
+    # are exact). is_correct stays "fully right".
     score = models.FloatField(default=0.0)
     time_spent = models.DurationField(null=True, blank=True)
     source = models.CharField(max_length=8, choices=Source.choices)
@@ -449,20 +474,43 @@ class Attempt(models.Model):
         indexes = [
             # The history page: a learner's attempts, newest first.
             models.Index(fields=["learner", "-answered_at"], name="attempt_learner_recent"),
-            # Quiz selection: which questions a learner answered, and got wrong.
-            models.Index(fields=["learner", "question", "is_correct"], name="attempt_learner_q"),
+            # Quiz selection: which questions a learner answered, and got wrong; with the
+            # score, the learner's marks on a question, for the learner model (index-only).
+            models.Index(
+                fields=["learner", "question", "is_correct", "score"], name="attempt_learner_q"
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.learner} on {self.question_uid}: {'right' if self.is_correct else 'wrong'}"
+        return f"{self.learner} on {self.question_uid}: {self.verdict}"
 
     @property
     def chosen_texts(self) -> list[str]:
         return [str(item.get("text", "")) for item in self.chosen]
 
+    @property
+    def is_partly_right(self) -> bool:
+        """Partly right: some credit, not all (a question with partial credit)."""
+        return not self.is_correct and self.score > 0
 
-# Binary grades, as the product has them: a wrong answer is "again", a right one "good". The
-# learning steps suit exam practice (see it again in ten minutes, then tomorrow); fuzzing
+    @property
+    def verdict(self) -> str:
+        """ "right", "wrong", or "partly right, 50%"."""
+        if self.is_correct:
+            return "right"
+        return f"partly right, {self.score:.0%}" if self.is_partly_right else "wrong"
+
+
+def review_rating(score: float) -> fsrs.Rating:
+    """The review's grade: right is "good", at least half right "hard" (recalled, with
+    effort: the card comes back sooner than after a right answer, without starting again),
+    less than half "again" (as a wrong answer)."""
+    if score >= 1:
+        return fsrs.Rating.Good
+    return fsrs.Rating.Hard if score >= 0.5 else fsrs.Rating.Again
+
+
+# The learning steps suit exam practice (see it again in ten minutes, then tomorrow); fuzzing
 # spreads the reviews of questions missed together over neighbouring days.
 SCHEDULER = fsrs.Scheduler(
     learning_steps=(timedelta(minutes=10), timedelta(days=1)),
@@ -499,8 +547,8 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
             by_topic[str(topic_id)] = by_topic.get(str(topic_id), 0) + 1
         return result
 
-    def schedule(self, learner_id: int, answers: Sequence[tuple[int, bool, datetime]]) -> None:
-        """Reschedule the learner's cards after these answers (question id, right, when), in
+    def schedule(self, learner_id: int, answers: Sequence[tuple[int, float, datetime]]) -> None:
+        """Reschedule the learner's cards after these answers (question id, score, when), in
         the caller's transaction, reading the cards first. Two queries."""
         if not answers:
             return
@@ -516,20 +564,21 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
         self,
         learner_id: int,
         cards: dict[int, "ReviewCard"],
-        answers: Sequence[tuple[int, bool, datetime]],
+        answers: Sequence[tuple[int, float, datetime]],
     ) -> list["ReviewCard"]:
         """The learner's `cards` (by question id, as read by the caller under the learner's
-        lock) rescheduled after these answers, to be written (see `upsert`): a
-        wrong answer makes a card if there was none; a right one moves an existing card on.
-        None changes on a right first answer. No query."""
+        lock) rescheduled after these answers (question id, score, when), to be written (see
+        `upsert`): an answer not fully right makes a card if there was none (a partly right
+        one too: some of it was missed); every answer moves an existing card on, graded by
+        `review_rating`. None changes on a right first answer. No query."""
         touched: dict[int, ReviewCard] = {}
-        for question_id, right, when in answers:
+        for question_id, score, when in answers:
             card = touched.get(question_id) or cards.get(question_id)
             if card is None:
-                if right:
+                if score >= 1:
                     continue  # right first time: nothing to review
                 card = ReviewCard(learner_id=learner_id, question_id=question_id)
-            card.review(right, when)
+            card.review(score, when)
             touched[question_id] = card
         return list(touched.values())
 
@@ -544,7 +593,8 @@ class ReviewCardQuerySet(models.QuerySet["ReviewCard"]):
 
 
 class ReviewCard(models.Model):
-    """A question the learner got wrong, coming back on a spaced-repetition schedule (FSRS)."""
+    """A question the learner got wrong (or partly wrong), coming back on a spaced-repetition
+    schedule (FSRS)."""
 
     learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="review_cards")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
@@ -566,7 +616,7 @@ class ReviewCard(models.Model):
     def __str__(self) -> str:
         return f"{self.learner_id} reviews {self.question_id} on {self.due:%Y-%m-%d %H:%M}"
 
-    def review(self, right: bool, when: datetime) -> None:
+    def review(self, score: float, when: datetime) -> None:
         # A new card is named by its question: without an id fsrs takes the clock's
         # milliseconds and sleeps one to keep the next unique, in the answer's request.
         card = (
@@ -574,8 +624,7 @@ class ReviewCard(models.Model):
             if self.card
             else fsrs.Card(card_id=self.question_id, due=when)
         )
-        rating = fsrs.Rating.Good if right else fsrs.Rating.Again
-        card, _ = SCHEDULER.review_card(card, rating, review_datetime=when)
+        card, _ = SCHEDULER.review_card(card, review_rating(score), review_datetime=when)
         self.card, self.due, self.reviews = card.to_dict(), card.due, self.reviews + 1
 
 
@@ -592,6 +641,8 @@ class LearnerDayQuerySet(models.QuerySet["LearnerDay"]):
             .annotate(
                 n=Count("pk"),
                 r=Count("pk", filter=Q(is_correct=True)),
+                p=Count("pk", filter=Q(is_correct=False, score__gt=0)),
+                m=Sum("score"),
                 t=Count("pk", filter=Q(time_spent__isnull=False)),
                 s=Sum("time_spent"),
             )
@@ -602,21 +653,24 @@ class LearnerDayQuerySet(models.QuerySet["LearnerDay"]):
             written = LearnerDay.objects.bulk_create(
                 LearnerDay(
                     learner_id=row["learner_id"], day=row["day"], answers=row["n"],
-                    right=row["r"], timed_answers=row["t"],
+                    right=row["r"], partly_right=row["p"], marks=row["m"] or 0.0,
+                    timed_answers=row["t"],
                     seconds=round(row["s"].total_seconds()) if row["s"] else 0,
                 )
                 for row in rows
             )  # fmt: skip
         return len(written)
 
-    def add(self, learner_id: int, days: dict[date, list[int]]) -> Statement | None:
-        """The upsert adding these totals ([answers, right, timed answers, seconds] by day) to
-        the learner's days: a day's row made with them, or its totals increased. None with no
-        days. Not run: for the caller to send with the answer's other writes."""
+    def add(self, learner_id: int, days: dict[date, list[float]]) -> Statement | None:
+        """The upsert adding these totals ([answers, right, partly right, marks, timed answers,
+        seconds] by day) to the learner's days: a day's row made with them, or its totals
+        increased. None with no days. Not run: for the caller to send with the answer's other
+        writes."""
         if not days:
             return None
         rows = [(learner_id, day, *totals) for day, totals in sorted(days.items())]
-        columns = ["learner_id", "day", "answers", "right", "timed_answers", "seconds"]
+        columns = ["learner_id", "day", "answers", "right", "partly_right", "marks"]
+        columns += ["timed_answers", "seconds"]
         return upsert_values(self.model, columns[:2], columns, rows, add=columns[2:])
 
 
@@ -627,7 +681,10 @@ class LearnerDay(models.Model):
     learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="days")
     day = models.DateField()
     answers = models.PositiveIntegerField(default=0)
-    right = models.PositiveIntegerField(default=0)
+    right = models.PositiveIntegerField(default=0)  # fully right
+    # Partly right answers, and the marks of all (a right answer 1, a partly right its score).
+    partly_right = models.PositiveIntegerField(default=0)
+    marks = models.FloatField(default=0.0)
     timed_answers = models.PositiveIntegerField(default=0)
     seconds = models.PositiveIntegerField(default=0)
 

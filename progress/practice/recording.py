@@ -27,6 +27,7 @@ from courseiva.lib.sql import (
     run_together,
 )
 from progress.accounts.models import User
+from progress.engine import learner_model
 from progress.practice.answer_query import quiz_count, quiz_counters, read_question_side
 from progress.practice.models import (
     MAX_TIME_SPENT,
@@ -72,7 +73,7 @@ def record_attempt(
         topic_id=page.topic_id,
         chosen=chosen,
         is_correct=grade.is_correct,
-        score=grade.score,
+        score=learner_model.share(grade.score),
         time_spent=spent,
         source=source,
         quiz_item=quiz_item,
@@ -86,7 +87,7 @@ def record_attempt(
     try:
         with transaction.atomic():
             count = (
-                quiz_count(quiz_item.quiz_id, grade.is_correct, now)
+                quiz_count(quiz_item.quiz_id, grade.is_correct, attempt.score, now)
                 if quiz_item is not None
                 else None
             )
@@ -96,14 +97,19 @@ def record_attempt(
     except IntegrityError:
         if quiz_item is not None:
             if quiz is not None:  # another post counted it: show the counters it left
-                quiz.refresh_from_db(fields=["answered_count", "right_count", "finished_at"])
+                quiz.refresh_from_db(fields=QUIZ_COUNTERS)
             return Attempt.objects.get(quiz_item=quiz_item), False
         if nonce:
             return Attempt.objects.get(learner=learner, serve_nonce=nonce), False
         raise
     if quiz is not None and counters is not None:
-        quiz.answered_count, quiz.right_count, quiz.finished_at = counters
+        (quiz.answered_count, quiz.right_count, quiz.finished_at, quiz.partly_right_count,
+         quiz.marks) = counters  # fmt: skip
     return attempt, True
+
+
+# What quiz_count counts, as quiz_counters returns it.
+QUIZ_COUNTERS = ["answered_count", "right_count", "finished_at", "partly_right_count", "marks"]
 
 
 def answer_record(page: QuestionPage, grade: Grade) -> list[dict[str, Any]]:
@@ -175,7 +181,7 @@ def insert_answers(
         )
     items = {qid: side.items.get(qid) or update.in_use.starting_item(qid) for qid in question_ids}
     logits = update.apply(
-        [ModelAnswer(a.question_id, a.topic_id, a.exam_id, a.is_correct) for a in attempts],
+        [ModelAnswer(a.question_id, a.topic_id, a.exam_id, a.score) for a in attempts],
         side.counts,
         items,
         list(topic_rows.values()),
@@ -195,7 +201,7 @@ def insert_answers(
     cards = ReviewCard.objects.reviewed(
         learner_id,
         side.cards,
-        [(a.question_id, a.is_correct, a.answered_at) for a in attempts if a.question_id],
+        [(a.question_id, a.score, a.answered_at) for a in attempts if a.question_id],
     )
     returned = run_together(
         [
@@ -212,14 +218,17 @@ def insert_answers(
     return returned
 
 
-def day_totals(attempts: Sequence[Attempt], counted_at: datetime) -> dict[date, list[int]]:
-    """[answers, right, timed answers, seconds] that the attempts add, all counted on the day
-    of `counted_at`."""
-    totals = [0, 0, 0, 0]
+def day_totals(attempts: Sequence[Attempt], counted_at: datetime) -> dict[date, list[float]]:
+    """[answers, right, partly right, marks, timed answers, seconds] that the attempts add,
+    all counted on the day of `counted_at`. Right is fully right; the marks count a partly
+    right answer's score."""
+    totals: list[float] = [0, 0, 0, 0.0, 0, 0]
     for attempt in attempts:
         totals[0] += 1
         totals[1] += int(attempt.is_correct)
+        totals[2] += int(attempt.is_partly_right)
+        totals[3] += attempt.score
         if attempt.time_spent is not None:
-            totals[2] += 1
-            totals[3] += round(attempt.time_spent.total_seconds())
+            totals[4] += 1
+            totals[5] += round(attempt.time_spent.total_seconds())
     return {timezone.localdate(counted_at): totals} if attempts else {}

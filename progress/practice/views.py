@@ -374,6 +374,8 @@ def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     items = list(quiz.items.select_related("question", "attempt").order_by("position"))
     answered = [item for item in items if getattr(item, "attempt", None) is not None]
     right = sum(1 for item in answered if item.attempt.is_correct)
+    partly_right = sum(1 for item in answered if item.attempt.is_partly_right)
+    marks = sum(item.attempt.score for item in answered)
     spent = sum((item.attempt.time_spent or timedelta(0) for item in answered), timedelta(0))
     rows = []
     retry_count = 0  # retrying draws only the questions still published
@@ -398,9 +400,11 @@ def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "withdrawn": quiz.withdrawn_count,
         "answered": len(answered),
         "right": right,
-        "wrong": len(answered) - right,
+        "partly_right": partly_right,
+        "wrong": len(answered) - right - partly_right,
         "retry_count": retry_count,
-        "percent": round(100 * right / len(answered)) if answered else 0,
+        # The score: a partly right answer counts its share.
+        "percent": round(100 * marks / len(answered)) if answered else 0,
         "time_spent": spent,
         "next_item": quiz.next_item() if not quiz.is_finished else None,
     }
@@ -448,8 +452,12 @@ def history(request: AuthenticatedHttpRequest) -> HttpResponse:
             attempts = attempts.filter(exam__slug=data["exam"])
         if data["topic"]:
             attempts = attempts.filter(topic__slug=data["topic"])
-        if data["result"]:
-            attempts = attempts.filter(is_correct=data["result"] == "right")
+        if data["result"] == "right":
+            attempts = attempts.filter(is_correct=True)
+        elif data["result"] == "partly":  # some credit, not all: a question with parts
+            attempts = attempts.filter(is_correct=False, score__gt=0)
+        elif data["result"] == "wrong":
+            attempts = attempts.filter(is_correct=False, score=0)
     else:
         status = 400
         attempts = attempts.none()

@@ -48,7 +48,7 @@ class BatchAnswer(NamedTuple):
     attempt_id: int
     question_id: int
     exam_id: int
-    correct: bool
+    score: float  # a partly right answer moves the difficulty by its share (learn_item)
     learner_logit: float  # the learner's logit without the question's difficulty
 
 
@@ -109,12 +109,12 @@ def learn_items(
     `in_use` says) by these answers, in order: the same steps for the worker's batch and for
     a rebuild's replay of it. A question fitted on the attempts up to the fit's last one does
     not learn from them again."""
-    for attempt_id, question_id, correct, logit in answers:
+    for attempt_id, question_id, score, logit in answers:
         item = items.get(question_id)
         if item is None:
             item = items[question_id] = in_use.starting_item(question_id)
         if in_use.learns_from(attempt_id, question_id):
-            learner_model.learn_item(item, logit, correct)
+            learner_model.learn_item(item, logit, score)
 
 
 def apply_question_batch(log: BatchLog) -> Counter[int]:
@@ -177,6 +177,6 @@ class _Moves:
         learn_items(
             self.in_use,
             self.items,
-            (ItemAnswer(a.attempt_id, a.question_id, a.correct, a.learner_logit) for a in answers),
+            (ItemAnswer(a.attempt_id, a.question_id, a.score, a.learner_logit) for a in answers),
         )
         self.answers += answers

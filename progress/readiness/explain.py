@@ -40,24 +40,31 @@ class MockTaken:
     right: int
     wrong: int
     unanswered: int
+    partly_right: int = 0
 
     @property
     def answered(self) -> int:
-        return self.right + self.wrong
+        return self.right + self.partly_right + self.wrong
 
 
 @dataclass(frozen=True)
 class MovedAnswer:
     question: Question | None  # None once the question is deleted
     topic_title: str
-    right: bool
+    score: float  # 1 right, 0 wrong, a share for a partly right answer
     points: float  # what it did to its topic's readiness, in percentage points
+
+    @property
+    def verdict(self) -> str:
+        if self.score >= 1:
+            return "right"
+        return f"partly right ({self.score:.0%})" if self.score > 0 else "wrong"
 
 
 @dataclass(frozen=True)
 class TopicWhy:
     answers: int
-    right: int
+    right: float  # a partly right answer counts its score
     last_at: datetime | None
     difficulty: str  # "harder than average", "about average", "easier than average" or ""
     change: float | None  # points since the last visit; None without a baseline
@@ -149,7 +156,7 @@ def explain(
                 MovedAnswer(
                     questions.get(m.question_id) if m.question_id else None,
                     titles.get(m.topic_id, ""),
-                    m.right,
+                    float(m.score),
                     m.points,
                 )
                 for m in moves
@@ -170,7 +177,7 @@ def explain(
             before = visit.since_topics.get(str(t.topic.pk)) if visit and baseline else None
             topics[t.topic.pk] = TopicWhy(
                 answers=row.answers if row else 0,
-                right=int(row.state.get("wins", 0)) if row else 0,
+                right=row.state.get("wins", 0) if row else 0,
                 last_at=row.updated_at if row else None,
                 difficulty=difficulty_words(row.answers, row.mean_difficulty) if row else "",
                 change=None if before is None else t.readiness.percent - float(before),

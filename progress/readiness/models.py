@@ -45,7 +45,9 @@ class Mover(NamedTuple):
     attempt_id: int
     topic_id: int
     question_id: int | None  # None: a question deleted since
-    right: bool
+    # 1 right, 0 wrong, a share for a partly right answer (rows kept before partial credit
+    # hold true or false, which read as 1 and 0).
+    score: float
     points: float  # by how many percentage points it moved the topic's readiness
 
 
@@ -149,7 +151,7 @@ class TopicReadiness(models.Model):
             learner_id=learner_id,
             topic_id=topic_id,
             state={**state.to_dict(), "items": {}},
-            answers=state.wins + state.fails,
+            answers=round(state.wins + state.fails),  # shares of partly right answers add to 1
             ability=state.ability,
             variance=state.variance,
             difficulty_sum=difficulty_sum,

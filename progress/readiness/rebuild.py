@@ -61,7 +61,7 @@ class LoggedAnswer(NamedTuple):
     question_id: int | None  # None: a question deleted since
     topic_id: int | None
     exam_id: int | None
-    correct: bool
+    score: float  # Attempt.score: 1 right, 0 wrong, a share for a partly right answer
     answered_at: datetime
 
 
@@ -90,12 +90,12 @@ def fit_on_attempts(
     of their own, as readiness keeps them apart. Reads every attempt once."""
     sequences: dict[tuple[int, int | None], list[learner_model.Answer]] = {}
     last_id = 0
-    for attempt_id, learner_id, question_id, topic_id, exam_id, correct, _ in log.answers_after(0):
+    for attempt_id, learner_id, question_id, topic_id, exam_id, score, _ in log.answers_after(0):
         last_id = attempt_id
         if topic_id is None:
             continue
         item = str(question_id) if question_id is not None else f"deleted-{attempt_id}"
-        answer = learner_model.Answer(item, str(topic_id), correct)
+        answer = learner_model.Answer(item, str(topic_id), score)
         sequences.setdefault((learner_id, exam_id), []).append(answer)
     learner_count = len({learner_id for learner_id, _ in sequences})
     answers = sum(len(s) for s in sequences.values())
@@ -181,7 +181,7 @@ def rebuild_readiness(
 
     def replay(rows: Iterator[LoggedAnswer], up_to: int | None = None) -> int:
         last = 0
-        for attempt_id, learner_id, question_id, topic_id, exam_id, correct, at in rows:
+        for attempt_id, learner_id, question_id, topic_id, exam_id, score, at in rows:
             if up_to is not None and attempt_id > up_to:
                 break  # read again, under the lock, by the final replay
             last = attempt_id
@@ -200,17 +200,17 @@ def rebuild_readiness(
                 sums[(learner_id, topic_id)] = (
                     sums.get((learner_id, topic_id), 0.0) + items[question_id].difficulty
                 )
-            answer = ModelAnswer(question_id, topic_id, exam_id, correct)
+            answer = ModelAnswer(question_id, topic_id, exam_id, score)
             done = exam_counts.get(key, 0)
             measure = done >= lengths.get(key, 0) - MOVERS_KEPT  # newer ones: always
             (effect,) = replay_answers(in_use, state, items, [answer], measure=measure)
             if effect.learner_logit is not None and question_id is not None:
-                waiting.append(ItemAnswer(attempt_id, question_id, correct, effect.learner_logit))
+                waiting.append(ItemAnswer(attempt_id, question_id, score, effect.learner_logit))
             if effect.points is not None:
                 kept = movers.get(key)
                 if kept is None:
                     kept = movers[key] = deque(maxlen=MOVERS_KEPT)
-                kept.append(Mover(attempt_id, topic_id, question_id, correct, effect.points))
+                kept.append(Mover(attempt_id, topic_id, question_id, score, effect.points))
             exam_counts[key] = done + 1
             # When each state last moved: the explanations say how recent the answers are.
             exam_last[key] = at

@@ -279,7 +279,7 @@ ADAPTIVE_TARGET = 0.75
 
 def ranked_questions(
     standing: ExamStanding,
-    counts: Mapping[int, Sequence[int]],
+    counts: Mapping[int, Sequence[float]],
     rng: random.Random,
     topic: Topic | None = None,
 ) -> dict[int, list[int]]:
@@ -316,7 +316,7 @@ def adaptive_question_ids(
     topic: Topic | None,
     length: int | None,
     rng: random.Random,
-    counts: Mapping[int, Sequence[int]],
+    counts: Mapping[int, Sequence[float]],
 ) -> list[int]:
     """Question ids for an adaptive quiz: the quiz's places go to the topics in proportion to
     blueprint weight times what is still to learn (100% less readiness), so heavy and weak

@@ -24,7 +24,9 @@ class ModelAnswer(NamedTuple):
     question_id: int | None  # None: a question deleted since
     topic_id: int | None
     exam_id: int | None
-    correct: bool
+    # 1 right, 0 wrong, a share for a partly right answer (Attempt.score): the model takes
+    # it as a fractional outcome (learner_model.ReadinessModel.update_learner).
+    score: float
 
 
 class Effect(NamedTuple):
@@ -43,7 +45,7 @@ class ItemAnswer(NamedTuple):
 
     attempt_id: int
     question_id: int
-    correct: bool
+    score: float
     learner_logit: float
 
 
@@ -65,7 +67,7 @@ def replay_answers(
     cost."""
     model = in_use.model
     effects: list[Effect] = []
-    for question_id, topic_id, _, correct in answers:
+    for question_id, topic_id, _, score in answers:
         item = items.get(question_id) if question_id is not None else None
         if measure:
             before = model.topic_readiness(learner, str(topic_id)).probability
@@ -73,7 +75,7 @@ def replay_answers(
             learner,
             str(topic_id),
             str(question_id),
-            correct,
+            score,
             item=item if item is not None else in_use.new_item(),
         )
         learner_logit = logit + item.difficulty if item is not None else None
@@ -147,7 +149,7 @@ class ReadinessUpdate:
     def apply(
         self,
         answers: Sequence[ModelAnswer],
-        counts: Mapping[int, Sequence[int]],
+        counts: Mapping[int, Sequence[float]],
         items: Mapping[int, learner_model.ItemState],
         topic_rows: Sequence[TopicReadiness],
     ) -> dict[int, float]:
@@ -156,10 +158,10 @@ class ReadinessUpdate:
         answered; the caller gives a new question its starting state). Readiness on an exam
         moves only with answers to that exam's questions: each exam has its own overall
         ability. `counts` holds the learner's [right, wrong] answers to each question before
-        these, a feature of a question met before; `topic_rows` the learner's rows of the
-        topics answered. Returns, by the answer's place in `answers`, the learner's logit
-        without the question's difficulty, which the attempt keeps for the batched update of
-        the question. No query."""
+        these (a partly right one its score and the rest), a feature of a question met
+        before; `topic_rows` the learner's rows of the topics answered. Returns, by the
+        answer's place in `answers`, the learner's logit without the question's difficulty,
+        which the attempt keeps for the batched update of the question. No query."""
         answered = [
             (place, answer)
             for place, answer in enumerate(answers)
@@ -215,7 +217,7 @@ class ReadinessUpdate:
                     attempt_ids[place],
                     int(answer.topic_id or 0),
                     answer.question_id,
-                    answer.correct,
+                    answer.score,
                     effect.points or 0.0,
                 )
                 for place, answer, effect in zip(
