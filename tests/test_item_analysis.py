@@ -567,8 +567,9 @@ def test_the_page_takes_the_same_queries_whatever_the_number_of_questions(
     client.force_login(make_instructor())
     url = reverse("item_analysis", args=[exam.slug])
     # Session with user, the user's and their groups' permissions, the exam, the page count, the
-    # rows with their questions and topics, their options, the user's cohorts of the exam.
-    with django_assert_num_queries(8):
+    # rows with their questions and topics, their options, their parts, the user's cohorts of
+    # the exam.
+    with django_assert_num_queries(9):
         response = client.get(url)
     assert len(cards(response.text)) == count
 

@@ -4,6 +4,7 @@ per part, and the learner's pages that count right answers."""
 
 import io
 import random
+import re
 
 import pytest
 from django.core.management import call_command
@@ -19,13 +20,15 @@ from progress.practice.models import (
     LearnerDay,
     Quiz,
     ReviewCard,
+    Source,
     review_rating,
 )
 from progress.practice.recording import record_attempt
 from progress.readiness.models import ExamAbility, TopicReadiness
 from questions.models import Scoring
 from tests import items
-from tests.factories import ExamFactory, TopicFactory, UserFactory
+from tests.factories import ExamFactory, StaffFactory, TopicFactory, UserFactory
+from tests.test_item_analysis import cards, make_instructor
 from tests.test_readiness_state import run_batch, snapshot
 
 pytestmark = pytest.mark.django_db
@@ -249,3 +252,51 @@ def test_the_facility_per_part_counts_first_answers_and_a_refresh_agrees():
     refresh_exam_statistics(topic.exam, up_to=Attempt.objects.order_by("-pk")[0].pk)
     row = ItemStatistic.objects.get(question=question, cohort=None)
     assert (row.marks, row.facility, row.part_right) == recomputed
+
+
+def part_shares(card):
+    return [int(n) for n in re.findall(r'class="option-share">(\d+)%<span', card)]
+
+
+@pytest.mark.parametrize("count", [2, 8])
+def test_the_item_analysis_shows_the_facility_per_part_in_a_fixed_number_of_queries(
+    client, django_assert_num_queries, count
+):
+    topic = TopicFactory(exam=ExamFactory())
+    question = gaps(topic, count=count)
+    ordering = items.ordering(topic, steps=count, scoring=Scoring.PARTIAL)
+    for right in (count, 1):
+        answer_gaps(UserFactory(), question, right)
+    for question_ in (question, ordering):
+        question_.status = "published"
+        question_.save()
+    record_answer_in_order(UserFactory(), ordering)
+    compute_item_statistics()
+    client.force_login(make_instructor())
+    url = reverse("item_analysis", args=[topic.exam.slug])
+    # As for choice questions (tests/test_item_analysis.py), and the parts of the page's
+    # questions in one query.
+    with django_assert_num_queries(9):
+        html = client.get(url).text
+    rows = cards(html)
+    assert part_shares(rows[question.uid]) == [100] + [50] * (count - 1)
+    assert part_shares(rows[ordering.uid]) == [100] * count
+    assert "Setting 1" in rows[question.uid]
+
+
+def record_answer_in_order(learner, question):
+    page = items.page_of(question)
+    response = [f"{o.key}={o.order}" for o in page.options if o.order is not None]
+    record_attempt(learner=learner, page=page, grade=page.grade(response), source=Source.PAGE)
+
+
+def test_the_admin_question_list_shows_the_facility_per_part(client):
+    question = gaps(count=3)
+    for right in (3, 2, 1, 1):
+        answer_gaps(UserFactory(), question, right)
+    compute_item_statistics()
+    client.force_login(StaffFactory())
+    html = client.get(reverse("admin:questions_question_changelist")).text
+    row = next(row for row in html.split("<tr") if f">{question.uid}</a>" in row)
+    assert "1: 100% · 2: 50% · 3: 25%" in row
+    assert ">58%</td>" in row  # facility: the mean score, (1 + 2/3 + 1/3 + 1/3) / 4

@@ -40,7 +40,7 @@ from progress.mocks.report import report_context
 from progress.readiness.explain import explain
 from progress.readiness.standing import standings
 from questions.markup import quick_snippet, render_markdown_inline
-from questions.models import Exam, Option, Question
+from questions.models import Exam, Kind, Option, Part, Question
 
 
 def _instructor(request: AuthenticatedHttpRequest) -> User:
@@ -409,6 +409,9 @@ def item_analysis(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResp
     options: dict[int, list[Option]] = {}
     for option in Option.objects.filter(question__in=[s.question_id for s in statistics]):
         options.setdefault(option.question_id, []).append(option)
+    parts: dict[int, list[Part]] = {}
+    for part in Part.objects.filter(question__in=[s.question_id for s in statistics]):
+        parts.setdefault(part.question_id, []).append(part)
     items = []
     for statistic in statistics:
         # The share of answers that chose the option (several per answer when the question
@@ -428,6 +431,11 @@ def item_analysis(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResp
                     }
                     for option in sorted(options.get(statistic.question_id, []), key=_position)
                 ],
+                "parts": _part_facility(
+                    statistic,
+                    parts.get(statistic.question_id, []),
+                    options.get(statistic.question_id, []),
+                ),
             }
         )
     query = request.GET.copy()
@@ -447,5 +455,29 @@ def item_analysis(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResp
     return TemplateResponse(request, "progress/cohorts/item_analysis.html", context)
 
 
-def _position(option: Option) -> int:
+def _position(option: Option | Part) -> int:
     return option.position
+
+
+def _part_facility(
+    statistic: ItemStatistic, parts: list[Part], options: list[Option]
+) -> list[dict[str, Any]]:
+    """A question made of parts: each part with the share of learners whose first answer got
+    it right (an ordering's parts are its steps that belong, each put in its place). Empty
+    for a choice question. No query: the parts and options are read for the whole page."""
+    if statistic.question.kind == Kind.ORDERING:
+        shown: list[tuple[str, str]] = [
+            (o.key, o.text) for o in sorted(options, key=_position) if o.order is not None
+        ]
+    else:
+        shown = [(p.key, p.prompt or f"Part {n}") for n, p in
+                 enumerate(sorted(parts, key=_position), start=1)]  # fmt: skip
+    learners = statistic.learners or 1
+    return [
+        {
+            # Authors write prompts and steps in Markdown: shown rendered (and sanitised).
+            "text": render_markdown_inline(text),
+            "share": round(100 * statistic.part_right.get(key, 0) / learners),
+        }
+        for key, text in shown
+    ]
