@@ -1,8 +1,10 @@
-"""The curation tool: exams with their blueprint, questions with options and rationales."""
+"""The curation tool: exams with their blueprint, questions with the rows of their type
+(questions.item_admin) and rationales, the bank import."""
 
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.options import IS_POPUP_VAR
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet
@@ -15,20 +17,22 @@ from django.utils.html import format_html
 # Registers the question images' admin (upload an image, copy its Markdown).
 from questions.bank import upload_store
 from questions.bank.foreign_import import UploadPlan, UploadRefused, import_upload
-from questions.forms import (
-    BankUploadForm,
-    ConfirmImportForm,
-    OptionForm,
-    OptionFormSet,
-    QuestionForm,
+from questions.forms import BankUploadForm, ConfirmImportForm, QuestionForm
+from questions.item_admin import (
+    ALL_ROW_INLINES,
+    KIND_GUIDES,
+    ROW_INLINES,
+    RowInline,
+    drop_rows_of_other_kinds,
+    kind_change_note,
+    question_fieldsets,
 )
+from questions.item_forms import ItemCheck, RowFormSet
 from questions.media import admin as media_admin  # noqa: F401
 from questions.models import (
-    MAX_OPTIONS,
-    MIN_OPTIONS,
     Author,
     Exam,
-    Option,
+    Kind,
     Question,
     RelatedQuestion,
     Status,
@@ -180,25 +184,6 @@ class TopicAdmin(admin.ModelAdmin[Topic]):
             forget_listings()
 
 
-class OptionInline(admin.StackedInline[Option, Question]):
-    model = Option
-    form = OptionForm
-    formset = OptionFormSet
-    # Counted again by OptionFormSet.clean with the same words as the importer.
-    min_num = MIN_OPTIONS
-    max_num = MAX_OPTIONS
-    fieldsets = [
-        (None, {"fields": [("position", "is_correct"), "text"]}),
-        ("Rationale", {"fields": ["why", "tempting_because", "right_when"]}),
-    ]
-
-    def get_extra(self, request: HttpRequest, obj: Question | None = None, **kwargs: Any) -> int:
-        return 2 if obj is None else 0
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Option]:
-        return super().get_queryset(request).select_related("rationale")
-
-
 class RelatedInline(admin.StackedInline[RelatedQuestion, Question]):
     """Stacked, not tabular: Django's tabular inline leaves its position and delete boxes
     without labels for screen readers."""
@@ -285,17 +270,94 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
     list_per_page = 50
     autocomplete_fields = ["topic", "author"]
     form = QuestionForm
-    inlines = [OptionInline, RelatedInline]
+    # Every type's rows, for Django's checks; a page shows its type's (get_inlines).
+    inlines = [*ALL_ROW_INLINES, RelatedInline]
     actions = ["publish", "send_to_review", "mark_reviewed_today"]
     change_list_template = "admin/questions/question/change_list.html"
-    fieldsets = [
-        (None, {"fields": ["uid", "topic", "kind", "status"]}),
-        ("Content", {"fields": ["stem", "image", "image_alt", "trap", "explanation"]}),
-        (
-            "Curation",
-            {"fields": ["difficulty", "author", "reviewed_on", "tags", "references", "position"]},
-        ),
-    ]
+
+    @staticmethod
+    def shown_kind(request: HttpRequest, obj: Question | None) -> str:
+        """The type whose fields and rows the page has: the one posted (a changed type's rows
+        are then those checked and shown again), else the stored one, else the one chosen
+        before adding."""
+        posted = request.POST.get("kind") if request.method == "POST" else None
+        chosen = request.GET.get("kind") if obj is None else obj.kind
+        for kind in (posted, chosen):
+            if kind in Kind.values:
+                return str(kind)
+        return Kind.SINGLE
+
+    def get_fieldsets(self, request: HttpRequest, obj: Question | None = None) -> Any:
+        return question_fieldsets(self.shown_kind(request, obj))
+
+    def get_inlines(self, request: HttpRequest, obj: Question | None) -> Any:
+        return [*ROW_INLINES[self.shown_kind(request, obj)], RelatedInline]
+
+    def get_formsets_with_inlines(self, request: HttpRequest, obj: Question | None = None) -> Any:
+        # The rows' formsets of one request share one check: an item's rules span them.
+        check = ItemCheck()
+        for formset, inline in super().get_formsets_with_inlines(request, obj):
+            if issubclass(formset, RowFormSet):
+                formset = type(formset.__name__, (formset,), {"item": check})
+            yield formset, inline
+
+    def get_formset_kwargs(
+        self, request: HttpRequest, obj: Question, inline: Any, prefix: str
+    ) -> dict[str, Any]:
+        kwargs = super().get_formset_kwargs(request, obj, inline, prefix)
+        posted = f"{prefix}-TOTAL_FORMS" in request.POST
+        if request.method == "POST" and isinstance(inline, RowInline) and not posted:
+            # The page had no such rows: the type changed. They are shown as stored, to be
+            # filled in; unbound, they are not valid, so nothing is saved.
+            kwargs.pop("data", None)
+            kwargs.pop("files", None)
+        return kwargs
+
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: Question | None = None,
+    ) -> HttpResponse:
+        if request.method == "POST":
+            # The item's problems concern all its rows: at the top of the form, said once.
+            form = context["adminform"].form
+            rows = [
+                inline.formset
+                for inline in context["inline_admin_formsets"]
+                if isinstance(inline.formset, RowFormSet)
+            ]
+            notes = [kind_change_note(form.shown_kind)] if any(not f.is_bound for f in rows) else []
+            check = rows[0].item if rows else None
+            for message in [*notes, *(check.problems if check else [])]:
+                form.add_error(None, message)
+                context["errors"].append(message)
+        return super().render_change_form(request, context, add, change, form_url, obj)
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """A new question's type comes first, so that the form shows its rows."""
+        if request.method == "GET" and request.GET.get("kind") not in Kind.values:
+            if not self.has_add_permission(request):
+                raise PermissionDenied
+            choices = []
+            for kind in Kind:
+                query = request.GET.copy()
+                query["kind"] = kind.value
+                choices.append((f"?{query.urlencode()}", kind.label, KIND_GUIDES[kind]))
+            context = {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "title": "Add question: choose its type",
+                "choices": choices,
+                "is_popup": IS_POPUP_VAR in request.GET,
+            }
+            return TemplateResponse(request, "admin/questions/question/choose_kind.html", context)
+        return super().add_view(request, form_url, extra_context)
 
     def save_model(self, request: HttpRequest, obj: Question, form: Any, change: bool) -> None:
         if not change and not form.cleaned_data.get("position"):
@@ -308,6 +370,8 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         question = form.instance
+        if change and "kind" in form.changed_data:
+            drop_rows_of_other_kinds(question)
         if not change or LISTED_FIELDS & set(form.changed_data):
             # Every page of the exam (and of the one it left) shows what changed: the count
             # of published questions, the previous and next questions of the topic.

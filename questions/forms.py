@@ -1,22 +1,14 @@
 """The admin's forms of the question bank: they validate, the models and the bank modules do
-the work. The question page's answer form is the pages room's (questions.pages.forms)."""
+the work. A question's rows (options, parts) have theirs in questions.item_forms; the
+question page's answer form is the pages room's (questions.pages.forms)."""
 
 from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.forms.models import BaseInlineFormSet
 
 from questions.media import images
-from questions.models import (
-    Exam,
-    Option,
-    Question,
-    Rationale,
-    Status,
-    Topic,
-    option_rule_problems,
-)
+from questions.models import Exam, Kind, Question, Scoring, Topic
 
 
 class QuestionForm(forms.ModelForm[Question]):
@@ -38,9 +30,35 @@ class QuestionForm(forms.ModelForm[Question]):
 
     class Meta:
         model = Question
-        fields: list[str] = []  # the admin's fieldsets name them
+        fields: list[str] = []  # the admin's fieldsets name them (questions.item_admin)
+        help_texts = {
+            "kind": "The rows below follow it. A new type shows its own rows once you save: "
+            "nothing is saved until they are filled in, and rows it has no place for go.",
+        }
 
     new_image: images.Image | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "scoring" in self.fields:
+            # A question written before partial credit existed posts none: all or nothing.
+            self.fields["scoring"].required = False
+        if "exhibit" in self.fields and self.shown_kind == Kind.DROPDOWN:
+            self.fields["exhibit"].help_text = (
+                "Markdown: a table, code or configuration. Write [[1]] where the first gap's "
+                "drop-down goes, [[2]] for the second, and so on, each once."
+            )
+
+    @property
+    def shown_kind(self) -> str:
+        """The type whose rows the page shows: the one posted, else the one chosen first."""
+        for kind in (self.data.get("kind"), self.initial.get("kind"), self.instance.kind):
+            if kind in Kind.values:
+                return str(kind)
+        return Kind.SINGLE
+
+    def clean_scoring(self) -> str:
+        return self.cleaned_data.get("scoring") or Scoring.ALL
 
     def clean_image(self) -> Any:
         upload = self.cleaned_data.get("image")
@@ -53,6 +71,12 @@ class QuestionForm(forms.ModelForm[Question]):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        kind = cleaned.get("kind")
+        # What a type has no field for keeps no value of another type's.
+        if kind == Kind.SINGLE:
+            self.instance.scoring = cleaned["scoring"] = Scoring.ALL
+        if kind != Kind.MATCHING:
+            self.instance.reuse_answers = cleaned["reuse_answers"] = False
         if self.new_image is not None:
             if not images.alt_text(cleaned.get("image_alt", "")):
                 self.add_error("image_alt", "Describe the image for learners who cannot see it.")
@@ -81,99 +105,6 @@ class QuestionForm(forms.ModelForm[Question]):
     def _store_image(self) -> None:
         if self.new_image is not None:
             images.store(self.new_image, self.cleaned_data["image"].name or "")
-
-
-class OptionForm(forms.ModelForm[Option]):
-    """An option together with its rationale, so that curators edit both in one row."""
-
-    # Required for published questions only (OptionFormSet.clean): an imported question in
-    # review may reach a curator without them.
-    why = forms.CharField(
-        label="Rationale",
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Why it is (or is not) right here; required before publishing.",
-    )
-    tempting_because = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Why learners pick it.",
-    )
-    right_when = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="When it would be the right answer.",
-    )
-
-    class Meta:
-        model = Option
-        fields = ["position", "text", "is_correct"]
-        widgets = {"text": forms.Textarea(attrs={"rows": 2})}
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        rationale = self._stored_rationale()
-        if rationale is not None:
-            for name in ("why", "tempting_because", "right_when"):
-                self.fields[name].initial = getattr(rationale, name)
-
-    def _stored_rationale(self) -> Rationale | None:
-        if self.instance.pk is None:
-            return None
-        try:
-            return self.instance.rationale
-        except Rationale.DoesNotExist:
-            return None
-
-    def save(self, commit: bool = True) -> Option:
-        option = super().save(commit=commit)
-        if commit:
-            self._save_rationale(option)
-        else:
-            save_m2m = self.save_m2m
-
-            def save_m2m_and_rationale() -> None:
-                save_m2m()
-                self._save_rationale(option)
-
-            self.save_m2m = save_m2m_and_rationale  # type: ignore[method-assign]
-        return option
-
-    def _save_rationale(self, option: Option) -> None:
-        Rationale.objects.update_or_create(
-            option=option,
-            defaults={
-                name: self.cleaned_data.get(name, "")
-                for name in ("why", "tempting_because", "right_when")
-            },
-        )
-
-
-class OptionFormSet(BaseInlineFormSet[Option, Question, forms.ModelForm[Option]]):
-    """Keeps the option rules of `option_rule_problems` for the question being saved."""
-
-    def clean(self) -> None:
-        super().clean()
-        if any(self.errors):
-            return  # each form's own errors come first
-        kept = [
-            form
-            for form in self.forms
-            if form.cleaned_data
-            and not form.cleaned_data.get("DELETE")
-            and (form.instance.pk is not None or form.has_changed())
-        ]
-        if self.instance.status == Status.PUBLISHED:
-            for form in kept:
-                if not form.cleaned_data.get("why", "").strip():
-                    form.add_error("why", "This field is required.")
-            if any(form.errors for form in kept):
-                return
-        corrects = [bool(form.cleaned_data.get("is_correct")) for form in kept]
-        # The question form has already set the posted kind on the instance.
-        problems = option_rule_problems(self.instance.kind, corrects)
-        if problems:
-            raise ValidationError([problem[0].upper() + problem[1:] + "." for problem in problems])
 
 
 class BankUploadForm(forms.Form):

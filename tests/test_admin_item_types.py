@@ -1,0 +1,692 @@
+"""Curating every item type in the admin: the add page asks for the type first, each type's
+page shows its own rows, a curator fills them in and saves, every rule refuses a bad save
+with its sentence at the top of the form and saves nothing, an edit reaches the public page,
+and the pages' query counts do not grow with the parts."""
+
+import re
+from decimal import Decimal
+from html.parser import HTMLParser
+from typing import cast
+
+import pytest
+from django.urls import reverse
+
+from questions.models import Option, Part, Question, Rationale
+from tests import items
+from tests.factories import QuestionFactory, StaffFactory, TopicFactory
+
+pytestmark = pytest.mark.django_db
+
+ADD = reverse("admin:questions_question_add")
+CHANGELIST = reverse("admin:questions_question_changelist")
+
+
+@pytest.fixture
+def curator(client):
+    client.force_login(StaffFactory())
+    return client
+
+
+class _FormReader(HTMLParser):
+    """The fields of the page's question form as a browser would post them untouched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data: dict[str, list[str]] = {}
+        self._in_form = False
+        self._select: str | None = None
+        self._select_options: list[tuple[str, bool]] = []
+        self._textarea: str | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {key: value or "" for key, value in attrs}
+        if tag == "form" and a.get("id") == "question_form":
+            self._in_form = True
+        if not self._in_form or "__prefix__" in a.get("name", "__prefix__"):
+            if tag == "option" and self._select is not None:
+                self._select_options.append((a.get("value", ""), "selected" in a))
+            return
+        name = a["name"]
+        if tag == "input":
+            kind = a.get("type", "text")
+            if kind in ("checkbox", "radio") and "checked" not in a:
+                return
+            if kind in ("file", "submit", "button"):
+                return
+            default = "on" if kind in ("checkbox", "radio") else ""
+            self.data.setdefault(name, []).append(a.get("value", default))
+        elif tag == "select":
+            self._select, self._select_options = name, []
+        elif tag == "textarea":
+            self._textarea, self._text = name, []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._in_form = False
+        elif tag == "select" and self._select is not None:
+            chosen = [value for value, selected in self._select_options if selected]
+            if not chosen and self._select_options:
+                chosen = [self._select_options[0][0]]
+            self.data[self._select] = chosen
+            self._select = None
+        elif tag == "textarea" and self._textarea is not None:
+            self.data[self._textarea] = ["".join(self._text).removeprefix("\n")]
+            self._textarea = None
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea is not None:
+            self._text.append(data)
+
+
+def form_of(response) -> dict[str, object]:
+    assert response.status_code == 200, response.status_code
+    reader = _FormReader()
+    reader.feed(response.text)
+    return {name: values[0] if len(values) == 1 else values for name, values in reader.data.items()}
+
+
+def fill(data: dict[str, object], **fields: object) -> dict[str, object]:
+    """Type into the form: a value, True to tick a box, False to untick it."""
+    for name, value in fields.items():
+        name = name.replace("__", "-")
+        if value is False:
+            data.pop(name, None)
+        else:
+            data[name] = "on" if value is True else value
+    return data
+
+
+def add_form(curator, kind: str, topic, **fields: object) -> dict[str, object]:
+    data = form_of(curator.get(ADD, {"kind": kind}))
+    return fill(
+        data,
+        uid=f"{kind}-0001",
+        topic=str(topic.pk),
+        status="published",
+        stem="The scenario asks for this.",
+        explanation="Because the scenario says so.",
+        **fields,
+    )
+
+
+def add(curator, kind: str, data: dict[str, object]):
+    return curator.post(f"{ADD}?kind={kind}", data)
+
+
+def saved(response, kind: str) -> Question:
+    assert response.status_code == 302, every_error(response)
+    return Question.objects.get(uid=f"{kind}-0001")
+
+
+def every_error(response) -> list[str]:
+    """Each error list of the page, after the name of the field it belongs to (which follows
+    it) or "-" at the top."""
+    text = response.content.decode()
+    found = []
+    for match in re.finditer(r'<ul class="errorlist([^"]*)"[^>]*>(.*?)</ul>', text, re.S):
+        names = re.findall(r' name="(?!initial-)([^"]+)"', text[match.end() : match.end() + 3000])
+        field = "-" if "nonfield" in match.group(1) or not names else names[0]
+        found.append(f"{field}: {match.group(2).strip()}")
+    return found
+
+
+def errors_at_top(response) -> str:
+    """The text between the form's error note and its first field set."""
+    text = response.content.decode()
+    start = text.find('class="errornote"')
+    return text[start : text.find("<fieldset", start)] if start >= 0 else ""
+
+
+def rows(prefix: str, *filled: dict[str, object]) -> dict[str, object]:
+    """Rows of an inline, as a curator types them into its blank forms (and more, as the
+    "Add another" link gives)."""
+    data: dict[str, object] = {f"{prefix}-TOTAL_FORMS": str(len(filled))}
+    for n, row in enumerate(filled):
+        for name, value in row.items():
+            if value is True:
+                value = "on"
+            if value is not False:
+                data[f"{prefix}-{n}-{name}"] = value
+    return data
+
+
+def with_rows(data: dict[str, object], prefix: str, *filled: dict[str, object]) -> dict:
+    """`data` with the inline's rows replaced by `filled` (its other blank rows dropped)."""
+    for name in [name for name in data if re.fullmatch(rf"{prefix}-\d+-.*", name)]:
+        del data[name]
+    data.update(rows(prefix, *filled))
+    return data
+
+
+def why(text: str) -> dict[str, str]:
+    return {"why": f"Because {text}.", "tempting_because": "It sounds right.", "right_when": ""}
+
+
+# The add page asks for the type first -------------------------------------------------------
+
+
+def test_adding_a_question_starts_with_its_type(curator):
+    page = curator.get(ADD)
+    assert page.status_code == 200
+    assert "choose its type" in page.text
+    for label in ("Single answer", "Ordering (build list)", "Matching", "Yes/no series",
+                  "Fill-in (text or number)", "Drop-downs in an exhibit"):  # fmt: skip
+        assert label in page.text
+    assert 'href="?kind=matching"' in page.text
+
+
+@pytest.mark.parametrize(
+    ("kind", "shown", "not_shown"),
+    [
+        ("single", ["options-0-is_correct", "options-0-why"], ["id_scoring", "options-0-order",
+                                                               "parts-TOTAL_FORMS"]),
+        ("multiple", ["options-0-is_correct", "id_scoring"], ["parts-TOTAL_FORMS"]),
+        ("ordering", ["options-0-order", "options-0-why", "id_scoring"],
+         ["options-0-is_correct", "parts-TOTAL_FORMS", "id_reuse_answers"]),
+        ("matching", ["options-0-text", "parts-0-pool_answer", "parts-0-why",
+                      "id_reuse_answers"], ["options-0-is_correct", "options-0-why"]),
+        ("yesno", ["parts-0-is_yes", "parts-0-why"], ["options-TOTAL_FORMS", "parts-0-number"]),
+        ("fillin", ["parts-0-accepted", "parts-0-number", "parts-0-tolerance", "parts-0-units",
+                    "parts-0-feedback", "parts-0-match_case", "parts-0-ignore_spaces"],
+         ["options-TOTAL_FORMS", "parts-0-is_yes"]),
+        ("dropdown", ["parts-0-prompt", "options-0-gap", "options-0-is_correct", "id_exhibit"],
+         ["parts-0-position", "parts-0-pool_answer"]),
+    ],
+)  # fmt: skip
+def test_each_type_shows_its_own_rows_and_fields(curator, kind, shown, not_shown):
+    text = curator.get(ADD, {"kind": kind}).text
+    for name in shown:
+        assert name in text, name
+    for name in not_shown:
+        assert name not in text, name
+
+
+def test_the_drop_down_page_explains_the_exhibits_markers(curator):
+    text = curator.get(ADD, {"kind": "dropdown"}).text
+    assert "Write [[1]] where the first gap's drop-down goes" in text
+    assert "[[1]] is the first gap below. A gap just added is listed by its number." in text
+    assert '<option value="3">[[3]]</option>' in text
+
+
+# Each type, created as a curator fills the form ----------------------------------------------
+
+
+def ordering_form(curator, topic) -> dict[str, object]:
+    data = add_form(curator, "ordering", topic, scoring="partial")
+    return with_rows(
+        data, "options",
+        {"text": "Create the bucket", "order": "1", **why("it must exist first")},
+        {"text": "Upload the object", "order": "2", **why("it needs the bucket")},
+        {"text": "Set the lifecycle rule", "order": "3", **why("it acts on objects")},
+        {"text": "Delete the bucket", "order": "", **why("it undoes the task")},
+    )  # fmt: skip
+
+
+def matching_form(curator, topic) -> dict[str, object]:
+    data = add_form(curator, "matching", topic)
+    with_rows(
+        data, "options",
+        {"text": "Cloud Storage"}, {"text": "BigQuery"}, {"text": "Pub/Sub"},
+        {"text": "Memorystore"},  # a distractor
+    )  # fmt: skip
+    return with_rows(
+        data, "parts",
+        {"position": "0", "prompt": "Objects", "pool_answer": "1", **why("it stores blobs")},
+        {"position": "1", "prompt": "Analytics", "pool_answer": "2", **why("it runs SQL")},
+        {"position": "2", "prompt": "Events", "pool_answer": "3", **why("it queues")},
+    )  # fmt: skip
+
+
+def yes_no_form(curator, topic) -> dict[str, object]:
+    data = add_form(curator, "yesno", topic)
+    return with_rows(
+        data, "parts",
+        {"position": "0", "prompt": "The bucket is public.", "is_yes": "true", **why("a")},
+        {"position": "1", "prompt": "Objects are versioned.", "is_yes": "false", **why("b")},
+    )  # fmt: skip
+
+
+def fill_in_form(curator, topic) -> dict[str, object]:
+    data = add_form(curator, "fillin", topic)
+    return with_rows(
+        data, "parts",
+        {"position": "0", "prompt": "Region", "accepted": "us-central1\nIowa",
+         "ignore_spaces": True, "tolerance": "",
+         "feedback": '[{"answer": "us-east1", "feedback": "That one is in South Carolina."}]',
+         **why("the data stays in Iowa")},
+        {"position": "1", "prompt": "Latency", "number": "40", "tolerance": "2",
+         "units": "ms ,milliseconds", "feedback": '[{"answer": "400", "feedback": "Too slow."}]',
+         **why("the link is short")},
+    )  # fmt: skip
+
+
+def dropdown_form(curator, topic) -> dict[str, object]:
+    data = add_form(
+        curator, "dropdown", topic, exhibit="```\nstorage_class: [[1]]\nlocation: [[2]]\n```"
+    )
+    with_rows(
+        data, "parts",
+        {"prompt": "Storage class", **why("it is read once a year")},
+        {"prompt": "Location", **why("the users are in Europe")},
+    )  # fmt: skip
+    return with_rows(
+        data, "options",
+        {"gap": "1", "position": "0", "text": "ARCHIVE", "is_correct": True},
+        {"gap": "1", "position": "1", "text": "STANDARD"},
+        {"gap": "2", "position": "2", "text": "EU", "is_correct": True},
+        {"gap": "2", "position": "3", "text": "US"},
+    )  # fmt: skip
+
+
+FORMS = {
+    "ordering": ordering_form,
+    "matching": matching_form,
+    "yesno": yes_no_form,
+    "fillin": fill_in_form,
+    "dropdown": dropdown_form,
+}
+
+
+def answered_right(client, question: Question) -> bool:
+    page = items.page_of(question)
+    response = client.post(question.get_absolute_url(), items.right_post(page))
+    assert response.status_code == 200, response.text
+    return "✓</span> Correct" in response.text
+
+
+def test_a_curator_creates_an_ordering_with_a_step_that_does_not_belong(curator, client):
+    question = saved(add(curator, "ordering", ordering_form(curator, TopicFactory())), "ordering")
+    steps = list(question.options.select_related("rationale").order_by("position"))
+    assert [(s.text, s.order, s.position) for s in steps] == [
+        ("Create the bucket", 1, 0), ("Upload the object", 2, 1),
+        ("Set the lifecycle rule", 3, 2), ("Delete the bucket", None, 3),
+    ]  # fmt: skip
+    assert steps[3].rationale.why == "Because it undoes the task."
+    assert (question.kind, question.scoring) == ("ordering", "partial")
+    assert answered_right(client, question)
+
+
+def test_a_curator_creates_a_matching_whose_prompts_name_new_answers_of_the_pool(curator, client):
+    question = saved(add(curator, "matching", matching_form(curator, TopicFactory())), "matching")
+    prompts = list(question.parts.select_related("answer"))
+    assert [(p.prompt, p.answer.text) for p in prompts] == [
+        ("Objects", "Cloud Storage"), ("Analytics", "BigQuery"), ("Events", "Pub/Sub"),
+    ]  # fmt: skip
+    assert prompts[1].why == "Because it runs SQL."
+    assert question.options.count() == 4
+    assert Rationale.objects.filter(option__question=question).count() == 4
+    assert answered_right(client, question)
+
+
+def test_a_matching_may_let_one_answer_fit_several_prompts(curator, client):
+    data = fill(
+        matching_form(curator, TopicFactory()), reuse_answers=True, parts__2__pool_answer="1"
+    )
+    question = saved(add(curator, "matching", data), "matching")
+    assert question.reuse_answers
+    assert [p.answer.text for p in question.parts.select_related("answer")] == [
+        "Cloud Storage", "BigQuery", "Cloud Storage",
+    ]  # fmt: skip
+    assert answered_right(client, question)
+
+
+def test_a_curator_creates_a_yes_no_series(curator, client):
+    question = saved(add(curator, "yesno", yes_no_form(curator, TopicFactory())), "yesno")
+    assert [(p.prompt, p.is_yes) for p in question.parts.all()] == [
+        ("The bucket is public.", True), ("Objects are versioned.", False),
+    ]  # fmt: skip
+    assert not question.options.exists()
+    assert answered_right(client, question)
+
+
+def test_a_curator_creates_a_fill_in_with_a_text_and_a_number_blank(curator, client):
+    question = saved(add(curator, "fillin", fill_in_form(curator, TopicFactory())), "fillin")
+    text, number = question.parts.all()
+    assert (text.accepted_texts, text.ignore_spaces, text.number) == (
+        ["us-central1", "Iowa"], True, None,
+    )  # fmt: skip
+    assert text.feedback == [{"answer": "us-east1", "feedback": "That one is in South Carolina."}]
+    assert (number.number, number.tolerance, number.unit_list) == (
+        Decimal(40), Decimal(2), ["ms", "milliseconds"],
+    )  # fmt: skip
+    assert answered_right(client, question)
+
+
+def test_a_curator_creates_drop_downs_whose_choices_name_new_gaps(curator, client):
+    question = saved(add(curator, "dropdown", dropdown_form(curator, TopicFactory())), "dropdown")
+    gaps = list(question.parts.all())
+    assert [g.prompt for g in gaps] == ["Storage class", "Location"]
+    assert [(o.text, o.part_id, o.is_correct) for o in question.options.all()] == [
+        ("ARCHIVE", gaps[0].pk, True), ("STANDARD", gaps[0].pk, False),
+        ("EU", gaps[1].pk, True), ("US", gaps[1].pk, False),
+    ]  # fmt: skip
+    assert answered_right(client, question)
+
+
+# Every rule refuses the save with its sentence, and nothing is saved -------------------------
+
+
+def row_counts() -> tuple[int, ...]:
+    return tuple(model.objects.count() for model in (Question, Option, Part, Rationale))
+
+
+def keep_rows(prefix: str, data: dict[str, object], *numbers: int) -> dict[str, object]:
+    """Keep only the rows `numbers` (renumbered from 0) of an inline's posted rows."""
+    kept = []
+    for number in numbers:
+        head = f"{prefix}-{number}-"
+        kept.append(
+            {name[len(head) :]: value for name, value in data.items() if name.startswith(head)}
+        )
+    return with_rows(data, prefix, *kept)
+
+
+RULES = [
+    # (type, what the curator does, the sentence at the top of the form)
+    ("ordering", lambda d: keep_rows("options", d, 0),
+     "An ordering needs at least 2 steps with a place in the order (this one has 1)."),
+    ("ordering", lambda d: fill(d, options__1__order="3", options__2__order=""),
+     "The steps' places must be 1, 2, 3, ... each once (these are 1, 3)."),
+    ("matching", lambda d: keep_rows("parts", d, 0),
+     "A matching needs at least 2 prompts (this one has 1)."),
+    ("matching", lambda d: fill(d, parts__1__pool_answer=""),
+     "Prompt 2 needs its answer from the pool."),
+    ("matching", lambda d: fill(d, parts__1__pool_answer="1"),
+     "Two prompts share one answer: allow answers to be used more than once, or give each "
+     "prompt its own."),
+    ("matching", lambda d: fill(d, parts__2__pool_answer="7"),
+     "Prompt 3 needs its answer from the pool."),
+    ("matching", lambda d: fill(d, options__2__DELETE=True),
+     "Prompt 3 needs its answer from the pool."),
+    ("yesno", lambda d: fill(d, parts__1__is_yes="unknown"),
+     "Statement 2 needs its answer: yes or no."),
+    ("yesno", lambda d: keep_rows("parts", d, 1),
+     "A yes/no series needs at least 2 statements (this one has 1)."),
+    ("fillin", lambda d: fill(d, parts__0__accepted=""),
+     "Blank 1 needs an accepted answer or a number."),
+    ("fillin", lambda d: fill(d, parts__1__accepted="forty"),
+     "Blank 2 takes either accepted texts or a number, not both."),
+    ("dropdown", lambda d: fill(d, exhibit="storage_class: [[1]]"),
+     "The exhibit must mark where each gap goes: [[2]] missing."),
+    ("dropdown", lambda d: fill(d, exhibit="[[1]] [[2]] [[3]]"),
+     "The exhibit marks gaps that do not exist: [[3]]."),
+    ("dropdown", lambda d: fill(d, exhibit="[[1]] [[2]] [[2]]"),
+     "The exhibit marks a gap more than once."),
+    ("dropdown", lambda d: fill(d, options__3__gap="1"),
+     "Gap 2 needs at least 2 choices (it has 1)."),
+    ("dropdown", lambda d: fill(d, options__1__is_correct=True),
+     "Gap 1 needs exactly one correct choice."),
+    ("dropdown", lambda d: fill(d, options__3__gap=""),
+     "Every choice of a drop-down question belongs to one of its gaps."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "spoil", "sentence"), RULES)
+def test_each_rule_refuses_the_save_with_its_sentence_at_the_top(curator, kind, spoil, sentence):
+    from django.utils.html import escape
+
+    data = spoil(FORMS[kind](curator, TopicFactory()))
+    before = row_counts()
+    response = add(curator, kind, data)
+    assert response.status_code == 200
+    assert escape(sentence) in errors_at_top(response), every_error(response)
+    assert response.content.decode().count(escape(sentence)) == 1  # said once
+    assert row_counts() == before
+
+
+FIELD_ERRORS = [
+    ("ordering", lambda d: fill(d, options__3__order="0"), "options-3-order",
+     "A place is 1 or more; leave it empty for a step that does not belong."),
+    ("fillin", lambda d: fill(d, parts__1__number="forty"), "parts-1-number",
+     "The number must be a number: digits with a point for decimals, e.g. 40 or 2.5."),
+    ("fillin", lambda d: fill(d, parts__1__number="4,5"), "parts-1-number",
+     "The number must be a number: digits with a point for decimals, e.g. 40 or 2.5."),
+    ("fillin", lambda d: fill(d, parts__1__tolerance="-1"), "parts-1-tolerance",
+     "The tolerance cannot be negative."),
+    ("fillin", lambda d: fill(d, parts__0__tolerance="1"), "parts-0-tolerance",
+     "A tolerance goes with a number."),
+    ("fillin", lambda d: fill(d, parts__0__units="ms"), "parts-0-units",
+     "Units go with a number."),
+    ("fillin", lambda d: fill(d, parts__1__units="ms; milliseconds"), "parts-1-units",
+     "Separate the units with commas, e.g. “ms, milliseconds”, with none empty."),
+    ("fillin", lambda d: fill(d, parts__1__units="ms,,s"), "parts-1-units",
+     "Separate the units with commas, e.g. “ms, milliseconds”, with none empty."),
+    ("fillin", lambda d: fill(d, parts__1__units="ms, 10"), "parts-1-units",
+     "A unit is a word after the number, not a number."),
+    ("fillin", lambda d: fill(d, parts__0__feedback="[{'answer': 'x'}]"), "parts-0-feedback",
+     'The feedback is not valid JSON: write a list of {"answer": "...", "feedback": "..."} '
+     "with double quotes."),
+    ("fillin", lambda d: fill(d, parts__0__feedback='[{"answer": "x"}]'), "parts-0-feedback",
+     'Feedback is a list of {"answer": "...", "feedback": "..."}.'),
+    ("fillin", lambda d: fill(d, parts__1__feedback='[{"answer": "forty", "feedback": "No."}]'),
+     "parts-1-feedback", "A number blank's feedback is on wrong numbers: “forty” is not one."),
+    ("yesno", lambda d: fill(d, parts__0__why=""), "parts-0-why", "This field is required."),
+    ("ordering", lambda d: fill(d, options__0__why=""), "options-0-why",
+     "This field is required."),
+    ("matching", lambda d: fill(d, parts__0__why=""), "parts-0-why", "This field is required."),
+    ("dropdown", lambda d: fill(d, parts__1__why=""), "parts-1-why", "This field is required."),
+    ("fillin", lambda d: fill(d, parts__1__why=""), "parts-1-why", "This field is required."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "spoil", "field", "message"), FIELD_ERRORS)
+def test_a_rows_bad_value_is_refused_at_its_field(curator, kind, spoil, field, message):
+    from django.utils.html import escape
+
+    data = spoil(FORMS[kind](curator, TopicFactory()))
+    before = row_counts()
+    response = add(curator, kind, data)
+    assert response.status_code == 200
+    assert f"{field}: <li>{escape(message)}</li>" in every_error(response), every_error(response)
+    assert "Please correct the error" in errors_at_top(response)
+    assert row_counts() == before
+
+
+# Editing a stored question --------------------------------------------------------------------
+
+
+def change_url(question: Question) -> str:
+    return reverse("admin:questions_question_change", args=[question.pk])
+
+
+def stored_rows(question: Question) -> tuple[list[tuple], list[tuple]]:
+    options = [
+        (o.pk, o.position, o.text, o.is_correct, o.order, o.part_id, o.rationale.why)
+        for o in Option.objects.filter(question=question).select_related("rationale")
+    ]
+    parts = [
+        (p.pk, p.position, p.prompt, p.answer_id, p.is_yes, p.accepted, p.number, p.tolerance,
+         p.units, p.feedback, p.match_case, p.ignore_spaces, p.why, p.tempting_because)
+        for p in Part.objects.filter(question=question)
+    ]  # fmt: skip
+    return options, parts
+
+
+def every_stored_type() -> list[Question]:
+    single = cast(Question, QuestionFactory())
+    multiple = cast(Question, QuestionFactory(kind="multiple", options=[True, True, False]))
+    return [single, multiple, *items.every_type()]
+
+
+def test_a_stored_question_of_each_type_saves_unchanged(curator):
+    for question in every_stored_type():
+        before = stored_rows(question)
+        data = form_of(curator.get(change_url(question)))
+        response = curator.post(change_url(question), data)
+        assert response.status_code == 302, (question.kind, every_error(response))
+        assert stored_rows(question) == before, question.kind
+
+
+def test_the_change_page_shows_what_each_row_names(curator):
+    matching = items.matching(prompts=2, distractors=1)
+    text = curator.get(change_url(matching)).text
+    assert '<option value="2" selected>Answer 2: Answer 2</option>' in text
+    assert "Answer 3: Decoy 1" in text
+    dropdown = items.dropdown(gaps=2)
+    text = curator.get(change_url(dropdown)).text
+    assert '<option value="2" selected>[[2]] Setting 2</option>' in text
+    yes_no = items.yes_no(answers=(True, False))
+    data = form_of(curator.get(change_url(yes_no)))
+    assert (data["parts-0-is_yes"], data["parts-1-is_yes"]) == ("true", "false")
+
+
+EDITS = [
+    ("ordering", lambda: items.ordering(steps=3), {"options-0-order": "2",
+                                                   "options-1-order": "1"}),
+    ("matching", lambda: items.matching(prompts=3, distractors=1), {"parts-0-pool_answer": "4"}),
+    ("yesno", items.yes_no, {"parts-0-is_yes": "false"}),
+    ("fillin", items.fill_in, {"parts-1-number": "80"}),
+    ("dropdown", items.dropdown, {"options-0-is_correct": "on",
+                                              "options-1-is_correct": False}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "make", "edit"), EDITS)
+def test_an_edit_of_a_part_changes_the_pages_answer(
+    curator, client, django_capture_on_commit_callbacks, kind, make, edit
+):
+    question = make()
+    old_right = items.right_post(items.page_of(question))  # the page is cached now
+    data = form_of(curator.get(change_url(question)))
+    for name, value in edit.items():
+        if value is False:
+            data.pop(name, None)
+        else:
+            data[name] = value
+    with django_capture_on_commit_callbacks(execute=True):
+        response = curator.post(change_url(question), data)
+    assert response.status_code == 302, every_error(response)
+    text = client.post(question.get_absolute_url(), old_right).text
+    assert "✓</span> Correct" not in text, kind
+    assert answered_right(client, question), kind
+
+
+def test_removing_an_answer_of_the_pool_leaves_the_prompts_on_theirs(curator):
+    question = QuestionFactory(kind="matching", options=[])
+    decoy, first, second = (
+        Option.objects.create(question=question, position=n, text=text)
+        for n, text in enumerate(["Decoy", "First", "Second"])
+    )
+    for n, answer in enumerate([first, second]):
+        Part.objects.create(question=question, position=n, prompt=f"P{n}", answer=answer, why="w")
+    data = fill(form_of(curator.get(change_url(question))), options__0__DELETE=True)
+    response = curator.post(change_url(question), data)
+    assert response.status_code == 302, every_error(response)
+    assert [p.answer_id for p in question.parts.all()] == [first.pk, second.pk]
+    assert not Option.objects.filter(pk=decoy.pk).exists()
+
+
+def test_a_new_type_shows_its_rows_to_fill_in_and_saves_nothing_before(curator):
+    question = QuestionFactory()
+    before = stored_rows(question)
+    data = fill(form_of(curator.get(change_url(question))), kind="yesno")
+    response = curator.post(change_url(question), data)
+    assert response.status_code == 200
+    note = "The type is now Yes/no series: fill in its statements below, then save."
+    assert note in errors_at_top(response)
+    assert stored_rows(question) == before
+    question.refresh_from_db()
+    assert question.kind == "single"
+    # The page now has the statements' rows; filled in, they are saved, the options go.
+    data = form_of(response)
+    assert "options-TOTAL_FORMS" not in data
+    with_rows(
+        data, "parts",
+        {"position": "0", "prompt": "It is encrypted.", "is_yes": "true", **why("a")},
+        {"position": "1", "prompt": "It is public.", "is_yes": "false", **why("b")},
+    )  # fmt: skip
+    response = curator.post(change_url(question), data)
+    assert response.status_code == 302, every_error(response)
+    question.refresh_from_db()
+    assert question.kind == "yesno"
+    assert not question.options.exists()
+    assert [p.is_yes for p in question.parts.all()] == [True, False]
+
+
+def test_choices_become_steps_once_they_have_places(curator):
+    question = QuestionFactory(options=[True, False, False])
+    data = fill(form_of(curator.get(change_url(question))), kind="ordering")
+    response = curator.post(change_url(question), data)
+    sentence = "An ordering needs at least 2 steps with a place in the order (this one has 0)."
+    assert sentence in errors_at_top(response)
+    data = fill(form_of(response), options__0__order="2", options__1__order="1")
+    response = curator.post(change_url(question), data)
+    assert response.status_code == 302, every_error(response)
+    steps = list(question.options.all())
+    assert [(s.order, s.is_correct) for s in steps] == [(2, False), (1, False), (None, False)]
+
+
+def test_drop_down_choices_become_steps_and_survive_their_gaps(curator):
+    question = items.dropdown(gaps=2)
+    data = fill(form_of(curator.get(change_url(question))), kind="ordering")
+    response = curator.post(change_url(question), data)
+    assert response.status_code == 200
+    data = form_of(response)
+    assert "parts-TOTAL_FORMS" not in data
+    for n in range(4):
+        data[f"options-{n}-order"] = str(n + 1)
+    response = curator.post(change_url(question), data)
+    assert response.status_code == 302, every_error(response)
+    assert not question.parts.exists()
+    assert [(o.order, o.part_id) for o in question.options.all()] == [
+        (1, None), (2, None), (3, None), (4, None),
+    ]  # fmt: skip
+
+
+def test_a_viewer_reads_each_types_page_without_changing_it(client):
+    from django.contrib.auth.models import Permission
+
+    from tests.factories import UserFactory
+
+    viewer = UserFactory(is_staff=True)
+    viewer.user_permissions.add(Permission.objects.get(codename="view_question"))
+    client.force_login(viewer)
+    for question in every_stored_type():
+        response = client.get(change_url(question))
+        assert response.status_code == 200, question.kind
+        assert 'name="_save"' not in response.text
+
+
+# Query counts ---------------------------------------------------------------------------------
+
+
+def with_blanks(count: int) -> Question:
+    question = items.fill_in()
+    for n in range(2, count):
+        items._part(question, n, prompt=f"Blank {n}", accepted="x")
+    return question
+
+
+SIZES = [
+    ("ordering", lambda: items.ordering(steps=2), lambda: items.ordering(steps=8, extra=2)),
+    ("matching", lambda: items.matching(prompts=2, distractors=0),
+     lambda: items.matching(prompts=9, distractors=3)),
+    ("yesno", lambda: items.yes_no(answers=(True, False)),
+     lambda: items.yes_no(answers=(True, False) * 6)),
+    ("fillin", lambda: with_blanks(2), lambda: with_blanks(10)),
+    ("dropdown", lambda: items.dropdown(gaps=1), lambda: items.dropdown(gaps=8)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "small", "large"), SIZES)
+def test_the_change_page_query_count_does_not_grow_with_the_parts(
+    curator, django_assert_num_queries, kind, small, large
+):
+    # The session and user, the question, each list of rows once, the related questions, its
+    # topic and exam for the autocomplete, its author: a matching and drop-downs have two
+    # lists of rows (their pool and prompts, gaps and choices), whose selects name the other
+    # list's rows from its query.
+    expected = 8 if kind in ("matching", "dropdown") else 7
+    few, many = small(), large()
+    curator.get(change_url(few))  # Django's content types, read once per process
+    with django_assert_num_queries(expected):
+        assert curator.get(change_url(few)).status_code == 200
+    with django_assert_num_queries(expected):
+        assert curator.get(change_url(many)).status_code == 200
+
+
+def test_the_add_pages_query_count_does_not_depend_on_the_type(curator, django_assert_num_queries):
+    for kind in ("single", "ordering", "matching", "yesno", "fillin", "dropdown"):
+        with django_assert_num_queries(1):  # the session and user
+            assert curator.get(ADD, {"kind": kind}).status_code == 200
