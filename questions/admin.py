@@ -22,6 +22,7 @@ from questions.item_admin import (
     ALL_ROW_INLINES,
     KIND_GUIDES,
     ROW_INLINES,
+    CaseStudyFilter,
     RowInline,
     drop_rows_of_other_kinds,
     kind_change_note,
@@ -260,10 +261,11 @@ class AuthorAdmin(admin.ModelAdmin[Author]):
 
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin[Question]):
-    list_display = ["uid", "short_stem", "exam", "topic_title", "status", "kind", "reviewed_on",
-                    "public_page"]  # fmt: skip
-    list_select_related = ["topic__exam"]
-    list_filter = [ExamFilter, TopicFilter, "status", "difficulty", "kind", "reviewed_on"]
+    list_display = ["uid", "short_stem", "exam", "topic_title", "status", "kind",
+                    "case_study_title", "reviewed_on", "public_page"]  # fmt: skip
+    list_select_related = ["topic__exam", "case_study"]
+    list_filter = [ExamFilter, TopicFilter, "status", "difficulty", "kind", CaseStudyFilter,
+                   "reviewed_on"]  # fmt: skip
     search_fields = ["uid", "stem"]
     # Exam by exam, each in its bank order (the model's own ordering interleaves exams).
     ordering = ["topic__exam__position", "topic__exam__slug", "position", "uid"]
@@ -418,6 +420,10 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
     @admin.display(description="Topic", ordering="topic__title")
     def topic_title(self, question: Question) -> str:
         return question.topic.title
+
+    @admin.display(description="Case study", ordering="case_study__title")
+    def case_study_title(self, question: Question) -> str:
+        return question.case_study.title if question.case_study else "-"
 
     @admin.display(description="Public page")
     def public_page(self, question: Question) -> str:

@@ -8,7 +8,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 
 from questions.media import images
-from questions.models import Exam, Kind, Question, Scoring, Topic
+from questions.models import CaseStudy, Exam, Kind, Question, Scoring, Topic
 
 
 class QuestionForm(forms.ModelForm[Question]):
@@ -48,6 +48,15 @@ class QuestionForm(forms.ModelForm[Question]):
                 "Markdown: a table, code or configuration. Write [[1]] where the first gap's "
                 "drop-down goes, [[2]] for the second, and so on, each once."
             )
+        if "case_study" in self.fields:
+            field = self.fields["case_study"]
+            assert isinstance(field, forms.ModelChoiceField)
+            case_studies = CaseStudy.objects.select_related("exam").order_by(
+                "exam__position", "exam__slug", "position", "slug"
+            )
+            if self.instance.topic_id is not None:  # an exam's own, in the same query
+                case_studies = case_studies.filter(exam__topics=self.instance.topic_id)
+            field.queryset = case_studies
 
     @property
     def shown_kind(self) -> str:
@@ -77,6 +86,13 @@ class QuestionForm(forms.ModelForm[Question]):
             self.instance.scoring = cleaned["scoring"] = Scoring.ALL
         if kind != Kind.MATCHING:
             self.instance.reuse_answers = cleaned["reuse_answers"] = False
+        case, topic = cleaned.get("case_study"), cleaned.get("topic")
+        if case is not None and topic is not None and case.exam_id != topic.exam_id:
+            self.add_error(
+                "case_study",
+                f"The case study “{case.title}” belongs to {case.exam.code}; this question's "
+                f"topic is in {topic.exam.code}. Choose one of {topic.exam.code}, or none.",
+            )
         if self.new_image is not None:
             if not images.alt_text(cleaned.get("image_alt", "")):
                 self.add_error("image_alt", "Describe the image for learners who cannot see it.")
@@ -170,3 +186,22 @@ class ConfirmImportForm(forms.Form):
     """The confirmation of a preview: the signed token of the upload kept on the server."""
 
     token = forms.CharField(widget=forms.HiddenInput)
+
+
+class CaseStudyForm(forms.ModelForm[CaseStudy]):
+    """A case study. Its questions must be of its exam, so its exam stays while they use it."""
+
+    class Meta:
+        model = CaseStudy
+        fields: list[str] = []  # the admin names them
+
+    def clean_exam(self) -> Exam:
+        exam: Exam = self.cleaned_data["exam"]
+        if self.instance.pk is not None and exam.pk != self.instance.exam_id:
+            count = self.instance.questions.count()
+            if count:
+                raise ValidationError(
+                    f"{count} question(s) of {self.instance.exam.code} use this case study: "
+                    "choose another case study on them first, or keep its exam."
+                )
+        return exam

@@ -1,13 +1,18 @@
 """The admin's share of the item types: the rows each type shows under a question (its
-inlines), the question's fields that fit it, and what a change of type leaves behind.
-QuestionAdmin (questions.admin) picks from here by the question's type."""
+inlines), the question's fields that fit it, what a change of type leaves behind, and the case
+studies. QuestionAdmin (questions.admin) picks from here by the question's type."""
 
 from typing import Any, ClassVar
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db import transaction
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
+from questions.forms import CaseStudyForm
 from questions.item_forms import (
     RATIONALE_FIELDS,
     BlankForm,
@@ -35,14 +40,17 @@ from questions.item_rules import (
     MIN_STATEMENTS,
     MIN_STEPS,
 )
+from questions.markup import quick_snippet
 from questions.models import (
     MAX_OPTIONS,
     MIN_OPTIONS,
+    CaseStudy,
     Kind,
     Option,
     Part,
     Question,
 )
+from questions.pages.snapshot import forget_questions
 
 RATIONALE: Any = ("Rationale", {"fields": list(RATIONALE_FIELDS)})
 
@@ -214,7 +222,7 @@ def question_fieldsets(kind: str) -> list[tuple[str | None, dict[str, Any]]]:
     if kind == Kind.MATCHING:
         answering.append("reuse_answers")
     fieldsets: list[tuple[str | None, dict[str, Any]]] = [
-        (None, {"fields": ["uid", "topic", "kind", "status"]}),
+        (None, {"fields": ["uid", "topic", "kind", "status", "case_study"]}),
         ("Content", {"fields": content}),
     ]
     if answering:
@@ -271,3 +279,92 @@ def drop_rows_of_other_kinds(question: Question) -> None:
         parts.update(**cleared)
     else:
         parts.delete()
+
+
+class CaseStudyFilter(admin.SimpleListFilter):
+    """Case studies of the chosen exam (all, labelled with their exam, when none is chosen)."""
+
+    title = "case study"
+    parameter_name = "case_study"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        case_studies = CaseStudy.objects.select_related("exam").order_by(
+            "exam__position", "exam__slug", "position", "slug"
+        )
+        exam = request.GET.get("exam")
+        if exam:
+            case_studies = case_studies.filter(exam__slug=exam)
+        return [("none", "none"), *((str(case.pk), str(case)) for case in case_studies)]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if not value:
+            return queryset
+        if value == "none":
+            return queryset.filter(case_study__isnull=True)
+        if not value.isdigit():
+            return queryset.none()
+        return queryset.filter(case_study_id=int(value))
+
+
+@admin.register(CaseStudy)
+class CaseStudyAdmin(admin.ModelAdmin[CaseStudy]):
+    """Scenarios that several questions of an exam share (testlets)."""
+
+    form = CaseStudyForm
+    list_display = ["title", "exam", "slug", "question_count", "position"]
+    list_filter = ["exam"]
+    list_select_related = ["exam"]
+    search_fields = ["title", "slug", "scenario", "exam__code", "exam__title"]
+    ordering = ["exam__position", "exam__slug", "position", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+    fields = ["exam", "title", "slug", "scenario", "position", "questions_using_it"]
+    readonly_fields = ["questions_using_it"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[CaseStudy]:
+        return super().get_queryset(request).annotate(questions_sharing=Count("questions"))
+
+    @admin.display(description="Questions", ordering="questions_sharing")
+    def question_count(self, case: CaseStudy) -> int:
+        return case.questions_sharing  # type: ignore[attr-defined]
+
+    @admin.display(description="Questions that use it")
+    def questions_using_it(self, case: CaseStudy) -> SafeString | str:
+        """One query: the questions, each linked to its page in the admin."""
+        if case.pk is None:
+            return "None yet: choose this case study on each of its questions."
+        questions = case.questions.order_by("position", "uid").only("pk", "uid", "kind", "stem")
+        if not questions:
+            return "None yet: choose this case study on each of its questions."
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "",
+                '<li><a href="{}">{}</a> ({}): {}</li>',
+                (
+                    (
+                        reverse("admin:questions_question_change", args=[question.pk]),
+                        question.uid,
+                        question.get_kind_display(),
+                        quick_snippet(question.stem, 90),
+                    )
+                    for question in questions
+                ),
+            ),
+        )
+
+    def save_model(self, request: HttpRequest, obj: CaseStudy, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        forget_questions(obj.questions.values_list("uid", flat=True))  # their pages show it
+
+    def delete_model(self, request: HttpRequest, obj: CaseStudy) -> None:
+        with transaction.atomic():
+            forget_questions(obj.questions.values_list("uid", flat=True))
+            super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[CaseStudy]) -> None:
+        with transaction.atomic():
+            forget_questions(
+                Question.objects.filter(case_study__in=queryset).values_list("uid", flat=True)
+            )
+            super().delete_queryset(request, queryset)

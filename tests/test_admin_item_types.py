@@ -1,7 +1,7 @@
 """Curating every item type in the admin: the add page asks for the type first, each type's
 page shows its own rows, a curator fills them in and saves, every rule refuses a bad save
 with its sentence at the top of the form and saves nothing, an edit reaches the public page,
-and the pages' query counts do not grow with the parts."""
+and the pages' query counts do not grow with the parts. Case studies too."""
 
 import re
 from decimal import Decimal
@@ -11,7 +11,7 @@ from typing import cast
 import pytest
 from django.urls import reverse
 
-from questions.models import Option, Part, Question, Rationale
+from questions.models import CaseStudy, Option, Part, Question, Rationale
 from tests import items
 from tests.factories import QuestionFactory, StaffFactory, TopicFactory
 
@@ -19,6 +19,7 @@ pytestmark = pytest.mark.django_db
 
 ADD = reverse("admin:questions_question_add")
 CHANGELIST = reverse("admin:questions_question_changelist")
+CASE_STUDIES = reverse("admin:questions_casestudy_changelist")
 
 
 @pytest.fixture
@@ -674,10 +675,10 @@ def test_the_change_page_query_count_does_not_grow_with_the_parts(
     curator, django_assert_num_queries, kind, small, large
 ):
     # The session and user, the question, each list of rows once, the related questions, its
-    # topic and exam for the autocomplete, its author: a matching and drop-downs have two
-    # lists of rows (their pool and prompts, gaps and choices), whose selects name the other
-    # list's rows from its query.
-    expected = 8 if kind in ("matching", "dropdown") else 7
+    # topic and exam for the autocomplete, its author, the case studies of its exam: a
+    # matching and drop-downs have two lists of rows (their pool and prompts, gaps and
+    # choices), whose selects name the other list's rows from its query.
+    expected = 9 if kind in ("matching", "dropdown") else 8
     few, many = small(), large()
     curator.get(change_url(few))  # Django's content types, read once per process
     with django_assert_num_queries(expected):
@@ -688,5 +689,145 @@ def test_the_change_page_query_count_does_not_grow_with_the_parts(
 
 def test_the_add_pages_query_count_does_not_depend_on_the_type(curator, django_assert_num_queries):
     for kind in ("single", "ordering", "matching", "yesno", "fillin", "dropdown"):
-        with django_assert_num_queries(1):  # the session and user
+        with django_assert_num_queries(2):  # the session and user, the case studies
             assert curator.get(ADD, {"kind": kind}).status_code == 200
+
+
+# The question list: type and case study -------------------------------------------------------
+
+
+def case_study(exam, title: str = "Dress4Win") -> CaseStudy:
+    slug = title.lower().replace(" ", "-")
+    return CaseStudy.objects.create(exam=exam, slug=slug, title=title, scenario="A retailer.")
+
+
+def listed_uids(response) -> list[str]:
+    return re.findall(r'<th class="field-uid"><a href="[^"]+">([^<]+)</a>', response.text)
+
+
+def test_the_list_shows_and_filters_by_type_and_case_study(curator):
+    topic = TopicFactory()
+    case = case_study(topic.exam)
+    shared = items.yes_no(topic)
+    shared.case_study = case
+    shared.save()
+    items.ordering(topic, uid="ord-1")
+    QuestionFactory(topic=topic, uid="single-1")
+    response = curator.get(CHANGELIST)
+    row = response.text[response.text.index(shared.uid) :][:3000]
+    assert "Yes/no series" in row
+    assert '<td class="field-case_study_title">Dress4Win</td>' in row
+    assert listed_uids(curator.get(CHANGELIST, {"case_study": case.pk})) == [shared.uid]
+    assert shared.uid not in listed_uids(curator.get(CHANGELIST, {"case_study": "none"}))
+    assert listed_uids(curator.get(CHANGELIST, {"kind__exact": "ordering"})) == ["ord-1"]
+    assert listed_uids(curator.get(CHANGELIST, {"case_study": "x"})) == []
+
+
+def test_the_lists_query_count_does_not_grow_with_case_studies(curator, django_assert_num_queries):
+    topic = TopicFactory()
+    for n in range(3):
+        QuestionFactory(topic=topic, case_study=case_study(topic.exam, f"Case {n}"))
+    curator.get(CHANGELIST)  # Django's content types, read once per process
+    # The session and user, the count, the page of questions with their topics, exams and case
+    # studies, the filters' exams, topics and case studies.
+    with django_assert_num_queries(7):
+        curator.get(CHANGELIST)
+    for n in range(3, 20):
+        QuestionFactory(topic=topic, case_study=case_study(topic.exam, f"Case {n}"))
+    with django_assert_num_queries(7):
+        response = curator.get(CHANGELIST)
+    assert len(listed_uids(response)) == 20
+
+
+# Case studies ----------------------------------------------------------------------------------
+
+
+def test_case_studies_are_listed_per_exam_with_their_questions_count(curator):
+    topic = TopicFactory(exam__code="PCA")
+    used = case_study(topic.exam, "Mountkirk Games")
+    QuestionFactory.create_batch(2, topic=topic, case_study=used)
+    other = case_study(TopicFactory(exam__code="ACE").exam, "TerramEarth")
+    response = curator.get(CASE_STUDIES)
+    assert response.status_code == 200
+    row = response.text[response.text.index("Mountkirk Games") :][:1500]
+    assert "PCA" in row
+    assert '<td class="field-question_count">2</td>' in row
+    by_exam = curator.get(CASE_STUDIES, {"exam__id__exact": other.exam_id}).text
+    assert "TerramEarth" in by_exam
+    assert "Mountkirk Games" not in by_exam
+    found = curator.get(CASE_STUDIES, {"q": "mountkirk"}).text
+    assert "Mountkirk Games" in found
+    assert "TerramEarth" not in found
+
+
+def test_a_case_studys_page_lists_the_questions_that_use_it(curator):
+    topic = TopicFactory()
+    case = case_study(topic.exam)
+    first = QuestionFactory(topic=topic, case_study=case, uid="dw-1", stem="Which **database**?")
+    QuestionFactory(topic=topic, uid="dw-other")
+    text = curator.get(reverse("admin:questions_casestudy_change", args=[case.pk])).text
+    assert f'<a href="{change_url(first)}">dw-1</a> (Single answer): Which database?' in text
+    assert "dw-other" not in text
+
+
+def test_a_case_study_edit_reaches_its_questions_pages(
+    curator, client, django_capture_on_commit_callbacks
+):
+    topic = TopicFactory()
+    case = case_study(topic.exam)
+    question = QuestionFactory(topic=topic, case_study=case)
+    assert "A retailer." in client.get(question.get_absolute_url()).text
+    url = reverse("admin:questions_casestudy_change", args=[case.pk])
+    data = fill(
+        form_of_case_study(curator, url), scenario="A **fashion** retailer moving to the cloud."
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert curator.post(url, data).status_code == 302
+    assert "A <strong>fashion</strong> retailer" in client.get(question.get_absolute_url()).text
+
+
+def form_of_case_study(curator, url: str) -> dict[str, object]:
+    text = curator.get(url).text
+    reader = _FormReader()
+    reader.feed(text.replace('id="casestudy_form"', 'id="question_form"'))
+    return {name: values[0] for name, values in reader.data.items()}
+
+
+def test_a_used_case_study_keeps_its_exam(curator):
+    topic = TopicFactory()
+    case = case_study(topic.exam)
+    QuestionFactory(topic=topic, case_study=case)
+    elsewhere = TopicFactory()
+    url = reverse("admin:questions_casestudy_change", args=[case.pk])
+    data = fill(form_of_case_study(curator, url), exam=str(elsewhere.exam_id))
+    response = curator.post(url, data)
+    assert response.status_code == 200
+    assert "1 question(s) of" in response.text
+    case.refresh_from_db()
+    assert case.exam_id == topic.exam_id
+
+
+def test_a_question_takes_only_a_case_study_of_its_exam(curator):
+    topic = TopicFactory(exam__code="PCA")
+    mine = case_study(topic.exam, "Mountkirk Games")
+    theirs = case_study(TopicFactory(exam__code="ACE").exam, "TerramEarth")
+    question = QuestionFactory(topic=topic)
+    text = curator.get(change_url(question)).text
+    assert "Mountkirk Games" in text
+    assert "TerramEarth" not in text  # the change page offers its exam's only
+    data = fill(form_of(curator.get(ADD, {"kind": "single"})), case_study=str(theirs.pk))
+    data.update(
+        {"uid": "cs-0001", "topic": str(topic.pk), "stem": "S?", "explanation": "E.",
+         "options-0-text": "A", "options-0-is_correct": "on", "options-1-text": "B"}
+    )  # fmt: skip
+    before = row_counts()
+    response = add(curator, "single", data)
+    assert response.status_code == 200
+    assert (
+        "The case study “TerramEarth” belongs to ACE; this question&#x27;s topic is in PCA. "
+        "Choose one of PCA, or none." in response.text
+    )
+    assert row_counts() == before
+    data["case_study"] = str(mine.pk)
+    assert add(curator, "single", data).status_code == 302
+    assert Question.objects.get(uid="cs-0001").case_study == mine
