@@ -21,6 +21,7 @@ from questions.forms import BankUploadForm, ConfirmImportForm, QuestionForm
 from questions.item_admin import (
     ALL_ROW_INLINES,
     KIND_GUIDES,
+    PART_KINDS,
     ROW_INLINES,
     CaseStudyFilter,
     RowInline,
@@ -433,7 +434,13 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
     @admin.action(description="Publish selected questions")
     def publish(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
         # Imported questions may lack an explanation or rationales; they stay unpublished.
-        incomplete = queryset.filter(Q(explanation="") | Q(options__rationale__why=""))
+        # The rationales are those the page shows: the options' (a choice's, a step's), or
+        # the parts' (a prompt's, a statement's, a blank's, a gap's).
+        incomplete = queryset.filter(
+            Q(explanation="")
+            | (~Q(kind__in=PART_KINDS) & Q(options__rationale__why=""))
+            | Q(kind__in=PART_KINDS, parts__why="")
+        )
         held = set(incomplete.values_list("pk", flat=True))
         count = self._update(
             queryset.exclude(pk__in=held),
@@ -446,7 +453,7 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
             self.message_user(
                 request,
                 f"Not published: {len(held)} question(s) without an explanation or with an "
-                "option without a rationale. Write them first.",
+                "option or part without a rationale. Write them first.",
                 messages.WARNING,
             )
 

@@ -831,3 +831,23 @@ def test_a_question_takes_only_a_case_study_of_its_exam(curator):
     data["case_study"] = str(mine.pk)
     assert add(curator, "single", data).status_code == 302
     assert Question.objects.get(uid="cs-0001").case_study == mine
+
+
+# Publishing -------------------------------------------------------------------------------------
+
+
+def test_publishing_asks_for_the_rationales_the_page_shows(curator):
+    matching = items.matching(status="draft")  # its pool has no rationales: the prompts do
+    Rationale.objects.filter(option__question=matching).update(why="")
+    yes_no = items.yes_no()
+    Question.objects.filter(pk=yes_no.pk).update(status="draft")
+    Part.objects.filter(question=yes_no, position=1).update(why="")
+    response = curator.post(
+        CHANGELIST,
+        {"action": "publish", "_selected_action": [matching.pk, yes_no.pk]},
+        follow=True,
+    )
+    assert "Published 1 question(s)." in response.text
+    assert "Not published: 1 question(s)" in response.text
+    statuses = dict(Question.objects.values_list("kind", "status"))
+    assert statuses == {"matching": "published", "yesno": "draft"}
