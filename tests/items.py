@@ -86,9 +86,11 @@ def fill_in(topic: Topic | None = None, **fields: Any) -> Question:
 
 
 def dropdown(topic: Topic | None = None, gaps: int = 2, **fields: Any) -> Question:
-    """An exhibit of `gaps` drop-downs; "Right n" is gap n's right choice."""
+    """An exhibit of `gaps` drop-downs (a code block, unless `exhibit=` gives another);
+    "Right n" is gap n's right choice."""
     marks = "\n".join(f"setting_{n + 1}: [[{n + 1}]]" for n in range(gaps))
-    question = _question(Kind.DROPDOWN, topic, exhibit=f"```\n{marks}\n```", **fields)
+    fields.setdefault("exhibit", f"```\n{marks}\n```")
+    question = _question(Kind.DROPDOWN, topic, **fields)
     for n in range(gaps):
         part = _part(question, n, prompt=f"Setting {n + 1}")
         _option(question, 2 * n, f"Wrong {n + 1}", part=part)

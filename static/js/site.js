@@ -77,11 +77,11 @@ document.addEventListener("htmx:afterSwap", function (event) {
   tick();
 })();
 
-// A table box that scrolls sideways (a wide table on a phone) can be reached and scrolled by
-// keyboard; one that fits is left out of the tab order.
+// A box that scrolls sideways (a wide table, code block or exhibit on a phone) can be reached
+// and scrolled by keyboard; one that fits is left out of the tab order.
 (function () {
   function mark() {
-    document.querySelectorAll(".table-scroll").forEach(function (box) {
+    document.querySelectorAll(".table-scroll, .prose pre, .prose table").forEach(function (box) {
       if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
       else if (!box.hasAttribute("data-always-focusable")) box.removeAttribute("tabindex");
     });
