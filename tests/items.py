@@ -56,8 +56,10 @@ def matching(
     return question
 
 
-def yes_no(topic: Topic | None = None, answers: tuple[bool, ...] = (True, False, True)) -> Question:
-    question = _question(Kind.YES_NO, topic)
+def yes_no(
+    topic: Topic | None = None, answers: tuple[bool, ...] = (True, False, True), **fields: Any
+) -> Question:
+    question = _question(Kind.YES_NO, topic, **fields)
     for n, is_yes in enumerate(answers):
         _part(question, n, prompt=f"Statement {n + 1}", is_yes=is_yes)
     return question
@@ -98,18 +100,38 @@ def dropdown(topic: Topic | None = None, gaps: int = 2, **fields: Any) -> Questi
     return question
 
 
-def case_study(topic: Topic | None = None, questions: int = 3, **fields: Any) -> CaseStudy:
-    """A scenario of the topic's exam with `questions` single-answer questions on it."""
+# Long enough to scroll beside its question on a desktop, with a table wider than a phone.
+SCENARIO = """Contoso runs a head office and three branch offices. Each branch reaches the
+head office over a site-to-site VPN; the head office hosts the file servers and the
+directory.
+
+| Office | Users | Uplink | VPN peer address | Backup window |
+|---|---|---|---|---|
+| Head office | 400 | 1 Gbit/s fibre | 203.0.113.10 | 01:00-03:00 |
+| Riverside | 60 | 100 Mbit/s cable | 198.51.100.20 | 02:00-04:00 |
+| Harbour | 25 | 50 Mbit/s DSL | 192.0.2.30 | 02:30-04:30 |
+
+The company plans to move its file servers to the cloud next year. Until then the branches
+complain that opening large drawings takes minutes in the afternoon.
+
+""" + "\n\n".join(
+    f"Requirement {n}: the change must keep working when one office's link is down."
+    for n in range(1, 9)
+)
+
+
+def case_study(
+    topic: Topic | None = None,
+    title: str = "Contoso's branch offices",
+    questions: int = 0,
+    slug: str = "",
+    **fields: Any,
+) -> CaseStudy:
+    """A scenario of `topic`'s exam, with `questions` single-answer questions on it (give
+    it to more with `case_study=`)."""
     topic = topic or cast(Topic, TopicFactory())
-    case = CaseStudy.objects.create(
-        exam=topic.exam,
-        slug=fields.pop("slug", f"case-{CaseStudy.objects.count() + 1}"),
-        title=fields.pop("title", "Contoso Retail"),
-        scenario=fields.pop(
-            "scenario",
-            "Contoso runs **40 stores**.\n\n| Site | Users |\n|---|---|\n| Paris | 120 |",
-        ),
-    )
+    slug = slug or f"contoso-{CaseStudy.objects.count() + 1}"
+    case = CaseStudy.objects.create(exam=topic.exam, slug=slug, title=title, scenario=SCENARIO)
     for _ in range(questions):
         QuestionFactory(topic=topic, case_study=case, **fields)
     return case

@@ -77,12 +77,16 @@ document.addEventListener("htmx:afterSwap", function (event) {
   tick();
 })();
 
-// A box that scrolls sideways (a wide table, code block or exhibit on a phone) can be reached
-// and scrolled by keyboard; one that fits is left out of the tab order.
+// A box that scrolls on its own (a wide table, code block or exhibit on a phone, a case
+// study beside its question) can be reached and scrolled by keyboard; one that fits is left
+// out of the tab order.
 (function () {
   function mark() {
-    document.querySelectorAll(".table-scroll, .prose pre, .prose table").forEach(function (box) {
-      if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
+    var boxes = document.querySelectorAll(".table-scroll, .prose pre, .prose table, .case-study");
+    boxes.forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth ||
+        (box.classList.contains("case-study") && box.scrollHeight > box.clientHeight);
+      if (scrolls) box.setAttribute("tabindex", "0");
       else if (!box.hasAttribute("data-always-focusable")) box.removeAttribute("tabindex");
     });
   }
