@@ -22,10 +22,12 @@ from progress.practice.recording import record_attempt
 from progress.readiness.models import StudyGoal
 from questions.bank.document_import import import_document
 from questions.bank.formats.courseiva import read_document
-from questions.models import Exam, Question
+from questions.models import Exam, Kind, Question
 from questions.pages.snapshot import question_page
+from tests import items
 from tests.banks import DEMO_BANK
-from tests.factories import InstructorFactory, StaffFactory, UserFactory
+from tests.browser.parts import answer_every_part, check
+from tests.factories import InstructorFactory, StaffFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -49,6 +51,20 @@ def answer_first_option(page) -> None:
     page.locator("label[for=choice-1]").click()
     page.get_by_role("button", name="Check answer").click()
     page.locator("#result").wait_for()
+
+
+def answer_the_parts(page) -> None:
+    answer_every_part(page)
+    check(page)
+
+
+def save_the_parts(page) -> None:
+    """Answers a mock exam's question, saves it and opens it again, showing what was saved."""
+    url = page.url
+    answer_every_part(page)
+    page.get_by_role("button", name="Review and submit").click()
+    page.get_by_role("heading", name="Before you submit").wait_for()
+    page.goto(url)
 
 
 def open_every_why(page) -> None:
@@ -114,12 +130,22 @@ def site():
     cohort.instructors.add(instructor)
     for who in [learner, *others]:
         Membership.objects.create(cohort=cohort, learner=who)
+    # A question of every type beyond choice, one in a case study, in an exam of their own
+    # (the demo exam's mocks stay choice questions), and a mock exam of them.
+    types = TopicFactory(title="Every item type")
+    shaped = [
+        *items.every_type(types),
+        items.yes_no(types, case_study=items.case_study(types)),
+        items.dropdown(types, gaps=1, exhibit="| Setting | Value |\n|---|---|\n| mode | [[1]] |"),
+    ]
+    types_mock = MockExam.objects.start(learner=learner, exam=types.exam)
     call_command("compute_item_statistics", verbosity=0)
     StaffFactory(username="boss")
     return {
         "exam": exam, "topic": questions[0].topic, "question": questions[0], "learner": learner,
         "quiz": open_quiz, "done": done, "mock": mock, "sitting": sitting, "cohort": cohort,
         "join": Cohort.objects.create(name="Morning class", exam=exam),
+        "shaped": shaped, "types_mock": types_mock,
     }  # fmt: skip
 
 
@@ -135,9 +161,36 @@ def public_pages(site) -> list[Visit]:
     ]
 
 
+def item_type_pages(site) -> list[Visit]:
+    """A question of every type, before and after answering."""
+    return [
+        visit
+        for question in site["shaped"]
+        for visit in (
+            Visit(f"{question.kind} {question.uid}", question.get_absolute_url()),
+            Visit(f"{question.kind} {question.uid} answered", question.get_absolute_url(),
+                  answer_the_parts),
+        )
+    ]  # fmt: skip
+
+
+def mock_type_pages(site) -> list[Visit]:
+    """The mock exam of every type: each question, and those the script draws (the build
+    list, the matching) after an answer was saved too."""
+    mock = site["types_mock"]
+    visits = []
+    for item in mock.items.select_related("question").order_by("position"):
+        url = reverse("mock_item", args=[mock.code, item.position + 1])
+        visits.append(Visit(f"mock {item.question.kind} {item.question.uid}", url))
+        if item.question.kind in (Kind.ORDERING, Kind.MATCHING):
+            visits.append(Visit(f"mock {item.question.uid} saved", url, save_the_parts))
+    return visits
+
+
 def visitor_pages(site) -> list[Visit]:
     return [
         *public_pages(site),
+        *item_type_pages(site),
         Visit("sign in", reverse("login")),
         Visit("sign up", reverse("signup")),
         Visit("sign-up mail sent", reverse("signup_sent")),
@@ -174,6 +227,7 @@ def learner_pages(site) -> list[Visit]:
         Visit("my cohorts", reverse("my_cohorts")),
         Visit("join a cohort", reverse("cohort_join", args=[site["join"].join_code])),
         Visit("password change", reverse("password_change")),
+        *mock_type_pages(site),
     ]
 
 
