@@ -109,6 +109,7 @@ class PartResult:
     given: str  # the option key, yes/no or text given ("" for none); a step's place
     correct: bool
     feedback: str = ""  # what the bank says to this common wrong answer
+    belongs: bool = True  # False for an ordering's step that is not in the order
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,17 @@ class Grade:
 
     @property
     def parts_right(self) -> int:
-        return sum(1 for part in self.parts if part.correct)
+        """Parts right; of an ordering, the steps in their place (not those left out)."""
+        return sum(1 for part in self.parts if part.correct and part.belongs)
+
+    @property
+    def parts_counted(self) -> int:
+        return sum(1 for part in self.parts if part.belongs)
+
+    @property
+    def strays(self) -> int:
+        """An ordering's steps put in the order that do not belong in it."""
+        return sum(1 for part in self.parts if not part.belongs and not part.correct)
 
     @property
     def percent(self) -> int:
@@ -227,6 +238,7 @@ def _ordering_results(key: AnswerKey, response: Response) -> tuple[PartResult, .
             key=step,
             given=(given := response.value_of(step)),
             correct=given == belongs.get(step, ""),
+            belongs=step in belongs,
         )
         for step in key.options
     )

@@ -333,3 +333,15 @@ def test_a_wrong_drop_down_choice_shows_why_it_does_not_fit(client):
     assert "Why your answer does not fit" in text
     assert "Why Wrong 1 goes there." in text
     assert "Why Right 2 goes there." not in text  # a right part needs no excuse
+
+
+def test_a_choose_k_of_n_result_counts_the_steps_of_the_order_and_the_strays(client):
+    question = items.ordering(steps=3, extra=2)
+    page = items.page_of(question)
+    data = items.right_post(page)
+    assert "You put 3 of the 3 steps in their place." in post(client, question, data).text
+    stray = next(o for o in page.options if o.order is None)
+    first = next(o for o in page.options if o.order == 1)
+    data[f"place-{first.key}"], data[f"place-{stray.key}"] = "", "1"
+    text = post(client, question, data).text
+    assert "You put 2 of the 3 steps in their place, and 1 step that does not belong." in text
