@@ -30,6 +30,8 @@ from questions.item_admin import (
     question_fieldsets,
 )
 from questions.item_forms import ItemCheck, RowFormSet
+from questions.lint import panel as lint_panel
+from questions.lint.bank import LintError, accept
 from questions.media import admin as media_admin  # noqa: F401
 from questions.models import (
     Author,
@@ -42,6 +44,13 @@ from questions.models import (
     format_number,
 )
 from questions.pages.snapshot import forget_exam, forget_exams, forget_listings, forget_questions
+
+
+def _listed_exams(request: HttpRequest) -> list[Exam]:
+    """The exam the list is filtered to (?exam=slug), or every exam. One query."""
+    exams = Exam.objects.order_by("position", "slug")
+    slug = request.GET.get("exam")
+    return list(exams.filter(slug=slug) if slug else exams)
 
 
 class TopicInline(admin.TabularInline[Topic, Exam]):
@@ -470,12 +479,65 @@ class QuestionAdmin(admin.ModelAdmin[Question]):
             request, f"Marked {count} question(s) reviewed on {today:%Y-%m-%d}.", messages.SUCCESS
         )
 
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        """The list, with the bank checks' summary of the exam it lists (or of all)."""
+        extra_context = {
+            **(extra_context or {}),
+            "lint": lint_panel.summary(_listed_exams(request)),
+        }
+        extra_context["lint_url"] = reverse("admin:questions_question_lint") + (
+            f"?exam={request.GET['exam']}" if request.GET.get("exam") else ""
+        )
+        return super().changelist_view(request, extra_context)
+
+    def lint_view(self, request: HttpRequest) -> HttpResponse:
+        """Every flag of the listed exam (or of all), each with a form to accept it with a
+        note; POST accepts one (an empty note withdraws an acceptance)."""
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        if request.method == "POST":
+            uid, key = request.POST.get("uid", ""), request.POST.get("key", "")
+            note = request.POST.get("note", "").strip()
+            try:
+                if not note and request.POST.get("withdraw") != "1":
+                    raise LintError("say why the flag is fine: the note is what accepts it")
+                accept(uid, key, note)
+            except LintError as error:
+                self.message_user(request, f"Nothing changed: {error}.", messages.ERROR)
+                return HttpResponseRedirect(request.get_full_path(), status=303)
+            done = "accepted" if note else "open again"
+            self.message_user(request, f"{uid}: {key} {done}.", messages.SUCCESS)
+            return HttpResponseRedirect(request.get_full_path())
+        exams = _listed_exams(request)
+        lint = lint_panel.summary(exams)
+        urls = {
+            uid: reverse("admin:questions_question_change", args=[pk])
+            for uid, pk in Question.objects.filter(topic__exam__in=exams).values_list("uid", "pk")
+        }
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Bank checks",
+            "lint": lint,
+            "exams": exams,
+            "open_rows": [(flag, urls.get(flag.uid)) for flag in lint.open],
+            "accepted_rows": [(flag, urls.get(flag.uid)) for flag in lint.accepted],
+        }
+        return TemplateResponse(request, "admin/questions/question/lint.html", context)
+
     def get_urls(self) -> list[URLPattern]:
         return [
             path(
                 "import/",
                 self.admin_site.admin_view(self.import_view),
                 name="questions_question_import",
+            ),
+            path(
+                "checks/",
+                self.admin_site.admin_view(self.lint_view),
+                name="questions_question_lint",
             ),
             *super().get_urls(),
         ]

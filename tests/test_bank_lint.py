@@ -199,3 +199,41 @@ def test_the_lint_reads_a_bank_in_a_fixed_number_of_queries(django_assert_num_qu
         items.matching(topic)
         with django_assert_num_queries(3):  # questions, options with rationales, parts
             bank_flags([exam])
+
+
+@pytest.mark.django_db
+def test_the_question_list_sums_up_the_flags_and_a_curator_accepts_one(client):
+    from django.urls import reverse
+
+    from tests.factories import StaffFactory
+
+    client.force_login(StaffFactory(is_superuser=True))
+    exam = ExamFactory(slug="demo")
+    bad = QuestionFactory(topic=TopicFactory(exam=exam), references=[], reviewed_on=TODAY)
+    listing = client.get(reverse("admin:questions_question_changelist"), {"exam": "demo"}).text
+    assert "Bank checks" in listing
+    assert "1 open flag:" in listing
+    assert "no reference 1" in listing
+    checks = reverse("admin:questions_question_lint") + "?exam=demo"
+    page = client.get(checks).text
+    assert bad.uid in page
+    assert "no reference to check it against" in page
+    refused = client.post(checks, {"uid": bad.uid, "key": "no-reference", "note": " "})
+    assert refused.status_code == 303
+    assert Question.objects.get(pk=bad.pk).lint_notes == {}
+    client.post(checks, {"uid": bad.uid, "key": "no-reference", "note": "A glossary item."})
+    assert Question.objects.get(pk=bad.pk).lint_notes == {"no-reference": "A glossary item."}
+    listing = client.get(reverse("admin:questions_question_changelist"), {"exam": "demo"}).text
+    assert "No open flags (1 accepted with a note)" in listing
+    client.post(checks, {"uid": bad.uid, "key": "no-reference", "note": "", "withdraw": "1"})
+    assert Question.objects.get(pk=bad.pk).lint_notes == {}
+
+
+@pytest.mark.django_db
+def test_only_curators_see_the_bank_checks(client):
+    from django.urls import reverse
+
+    from tests.factories import UserFactory
+
+    client.force_login(UserFactory())
+    assert client.get(reverse("admin:questions_question_lint")).status_code == 302

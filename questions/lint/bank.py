@@ -86,4 +86,5 @@ def accept(uid: str, key: str, note: str) -> None:
         else:
             notes.pop(key, None)
         target.lint_notes = notes
-        target.save(update_fields=["lint_notes"])
+        # The change time too: the cached flags (questions.lint.panel) are keyed by it.
+        target.save(update_fields=["lint_notes", "updated_at"])
