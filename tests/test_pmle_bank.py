@@ -1,0 +1,195 @@
+"""The Professional Machine Learning Engineer bank keeps the promises docs/pmle.md makes:
+Google's sections and weights, enough original questions in proportion, every rationale part,
+Google Cloud references, no retired product names, no length cue, and a clean import."""
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from django.core.management import call_command
+
+from questions.models import Exam, Question
+
+PMLE_BANK = Path(__file__).resolve().parents[1] / "questions" / "demo" / "pmle-bank.json"
+GUIDE_URL = "https://cloud.google.com/learn/certification/guides/machine-learning-engineer"
+
+# The six sections of Google's exam guide and their weights (percent of the exam).
+SECTIONS = {
+    "low-code-ai": ("Architecting low-code AI solutions", 13),
+    "data-and-models": ("Collaborating within and across teams to manage data and models", 14),
+    "scaling-prototypes": ("Scaling prototypes into ML models", 18),
+    "serving-and-scaling": ("Serving and scaling models", 20),
+    "pipelines-automation": ("Automating and orchestrating ML pipelines", 22),
+    "monitoring-ai": ("Monitoring AI solutions", 13),
+}
+# A section's share of the questions may differ from its weight by this many points: with
+# 150 to 200 questions one question is 0.5 to 0.7 points, so this allows three or four
+# questions either way without letting a section drift away from the blueprint.
+SHARE_TOLERANCE = 2.0
+
+# Names that no longer name a current product. Retired: AI Platform (now the platform formerly
+# called Vertex AI), Cloud ML Engine, AutoML Tables, the Data Labeling Service. Renamed: Vertex
+# AI (Gemini Enterprise Agent Platform since April 2026), Dataproc Serverless (Serverless for
+# Apache Spark), Cloud Functions (Cloud Run functions), TensorFlow Lite (LiteRT), Cloud DLP
+# (Sensitive Data Protection). A sentence may name them only to say so.
+OLD_NAMES = [
+    r"\bAI Platform\b",
+    r"\bCloud ML Engine\b",
+    r"\bAutoML Tables\b",
+    r"\bData Labeling Service\b",
+    r"\bVertex AI\b",
+    r"\bDataproc Serverless\b",
+    r"\bCloud Functions\b",
+    r"\bTensorFlow Lite\b",
+    r"\bCloud DLP\b",
+]
+SAYS_OLD = re.compile(r"formerly|renamed|retired|was called|became|previous name|older", re.I)
+
+
+def bank() -> dict[str, Any]:
+    return json.loads(PMLE_BANK.read_text(encoding="utf-8"))
+
+
+def exam() -> dict[str, Any]:
+    exams = bank()["exams"]
+    assert len(exams) == 1
+    return exams[0]
+
+
+def questions() -> list[dict[str, Any]]:
+    return exam()["questions"]
+
+
+def texts(question: dict[str, Any]) -> list[str]:
+    found = [question["stem"], question.get("trap", ""), question["explanation"]]
+    found += [reference["title"] for reference in question["references"]]
+    for option in question["options"]:
+        found += [option["text"], option["rationale"]]
+        found += [option["tempting_because"], option["right_when"]]
+    return found
+
+
+def test_the_exam_is_the_real_one_with_googles_sections_and_weights() -> None:
+    data = exam()
+    assert (data["slug"], data["code"], data["vendor"]) == ("gcp-pmle", "PMLE", "Google Cloud")
+    assert data["title"] == "Google Cloud Professional Machine Learning Engineer"
+    topics = {topic["slug"]: (topic["title"], topic["weight"]) for topic in data["topics"]}
+    assert topics == SECTIONS
+    assert GUIDE_URL in data["description"]
+
+
+def test_the_mock_has_the_real_shape_and_the_pass_mark_is_called_an_estimate() -> None:
+    data = exam()
+    mock = data["mock_exam"]
+    assert 50 <= mock["question_count"] <= 60
+    assert mock["duration_minutes"] == 120
+    assert f"{mock['pass_percent']} %" in data["description"]
+    assert "our estimate" in data["description"]
+    assert "publishes no passing score" in data["description"]
+
+
+def test_there_are_enough_questions_in_proportion_to_the_weights() -> None:
+    found = questions()
+    assert len(found) >= 150
+    assert [q["uid"] for q in found] == [f"pmle-{n:04d}" for n in range(1, len(found) + 1)]
+    for slug, (_, weight) in SECTIONS.items():
+        count = sum(1 for q in found if q["topic"] == slug)
+        assert count >= 5, slug
+        share = 100 * count / len(found)
+        assert abs(share - weight) <= SHARE_TOLERANCE, f"{slug}: {share:.1f} % for {weight} %"
+
+
+def test_most_questions_are_single_or_multiple_choice_as_on_the_real_exam() -> None:
+    kinds = [q["kind"] for q in questions()]
+    assert set(kinds) <= {"single", "multiple"}
+    assert kinds.count("single") > kinds.count("multiple")
+
+
+def test_every_question_is_complete_and_published_under_the_editorial_byline() -> None:
+    found = questions()
+    with_trap = [q for q in found if q.get("trap", "").strip()]
+    assert len(with_trap) >= 0.8 * len(found)
+    for q in found:
+        where = q["uid"]
+        assert q["explanation"].strip(), where
+        assert q["difficulty"] in {"easy", "medium", "hard"}, where
+        assert q["reviewed_on"] == "2026-12-04", where
+        assert q["status"] == "published", where
+        assert q["author"] == "Courseiva editorial team", where
+        for option in q["options"]:
+            for part in ("rationale", "tempting_because", "right_when"):
+                assert option[part].strip(), f"{where}: {option['text'][:40]} has no {part}"
+
+
+def test_every_question_cites_google_cloud_or_google_developers_documentation() -> None:
+    for q in questions():
+        hosts = {urlparse(reference["url"]).hostname for reference in q["references"]}
+        assert all(reference["url"].startswith("https://") for reference in q["references"])
+        assert any(
+            host == "cloud.google.com"
+            or host.endswith(".cloud.google.com")
+            or host == "developers.google.com"
+            for host in hosts
+            if host
+        ), q["uid"]
+
+
+def test_no_retired_or_renamed_product_is_named_as_current() -> None:
+    problems = []
+    sentences = [exam()["description"]]
+    for q in questions():
+        sentences += texts(q)
+    for text in sentences:
+        for sentence in re.split(r"(?<=[.!?])\s+", text):
+            for name in OLD_NAMES:
+                if re.search(name, sentence) and not SAYS_OLD.search(sentence):
+                    problems.append(f"{name}: {sentence[:100]}")
+    assert problems == []
+
+
+def test_the_correct_option_is_not_the_longest_more_often_than_chance() -> None:
+    longest = 0
+    chance = 0.0
+    for q in questions():
+        options = q["options"]
+        lengths = [len(option["text"]) for option in options]
+        top = max(lengths)
+        winners = [option for option in options if len(option["text"]) == top]
+        if len(winners) == 1 and winners[0]["correct"]:
+            longest += 1
+            others = sorted(lengths)[-2]
+            # A correct option half as long again as every other option is the classic cue.
+            assert top < 1.5 * others, q["uid"]
+        chance += sum(option["correct"] for option in options) / len(options)
+    assert longest <= chance
+
+
+def test_the_correct_option_is_spread_over_the_positions() -> None:
+    positions: dict[int, int] = {}
+    singles = [q for q in questions() if q["kind"] == "single"]
+    for q in singles:
+        place = next(i for i, option in enumerate(q["options"]) if option["correct"])
+        positions[place] = positions.get(place, 0) + 1
+    for place in range(4):
+        assert positions.get(place, 0) >= 0.15 * len(singles), positions
+
+
+def test_the_related_questions_exist() -> None:
+    uids = {q["uid"] for q in questions()}
+    for q in questions():
+        assert set(q.get("related", [])) <= uids - {q["uid"]}, q["uid"]
+
+
+@pytest.mark.django_db
+def test_the_bank_imports(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("import_bank", str(PMLE_BANK))
+    assert f"Questions: {len(questions())} created" in capsys.readouterr().out
+    imported = Exam.objects.get(slug="gcp-pmle")
+    assert imported.mock_question_count == exam()["mock_exam"]["question_count"]
+    assert [t.slug for t in imported.topics.all()] == list(SECTIONS)
+    assert Question.objects.filter(topic__exam=imported, status="published").count() == len(
+        questions()
+    )
