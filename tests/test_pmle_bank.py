@@ -1,7 +1,7 @@
 """The Professional Machine Learning Engineer bank keeps the promises docs/pmle.md makes:
 Google's sections and weights, enough original questions in proportion, every rationale part,
-Google Cloud references, no retired product names, no length cue, a clean import, and no open
-flag of the bank lint."""
+Google Cloud references, no retired product names, questions on Vertex Explainable AI saying it
+is going, no length cue, a clean import, and no open flag of the bank lint."""
 
 import json
 import re
@@ -53,6 +53,13 @@ OLD_NAMES = [
     r"\bCloud DLP\b",
 ]
 SAYS_OLD = re.compile(r"formerly|renamed|retired|was called|became|previous name|older", re.I)
+
+# Vertex Explainable AI (so named still) is deprecated since March 16, 2026 and unavailable from
+# March 16, 2027. A question that names it, its explanation spec or explain method, or cites
+# its pages must cite the deprecation page and give the date it goes.
+EXPLAINABLE_AI = re.compile(r"Explainable AI|explanation spec|explain method", re.I)
+DEPRECATIONS_URL = "https://docs.cloud.google.com/vertex-ai/docs/deprecations"
+EXPLAINABLE_AI_GOES = "March 16, 2027"
 
 
 def bank() -> dict[str, Any]:
@@ -154,6 +161,20 @@ def test_no_retired_or_renamed_product_is_named_as_current() -> None:
                 if re.search(name, sentence) and not SAYS_OLD.search(sentence):
                     problems.append(f"{name}: {sentence[:100]}")
     assert problems == []
+
+
+def test_a_question_on_vertex_explainable_ai_says_it_is_going() -> None:
+    on_it = []
+    for q in questions():
+        urls = [reference["url"] for reference in q["references"]]
+        cites_it = any("/explainable-ai/" in url for url in urls)
+        if not cites_it and not any(EXPLAINABLE_AI.search(text) for text in texts(q)):
+            continue
+        on_it.append(q["uid"])
+        assert DEPRECATIONS_URL in urls, q["uid"]
+        assert EXPLAINABLE_AI_GOES in " ".join(texts(q)), q["uid"]
+    # The bank tests explainability (section 6 of the guide), so some questions are on it.
+    assert len(on_it) >= 5, on_it
 
 
 def test_the_correct_option_is_not_the_longest_more_often_than_chance() -> None:
