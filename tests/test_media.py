@@ -17,7 +17,8 @@ from django.urls import reverse
 
 from questions.markup import render_markdown
 from questions.media import images as media
-from questions.models import Question, QuestionMedia
+from questions.models import CaseStudy, Question, QuestionMedia
+from tests import items
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -307,6 +308,24 @@ def test_unused_images_are_removed_used_and_recent_ones_kept():
     assert set(QuestionMedia.objects.values_list("pk", flat=True)) == {used.pk, in_option.pk}
     assert not default_storage.exists(unused.storage_name)
     assert default_storage.exists(used.storage_name)
+
+
+def test_images_of_exhibits_parts_and_case_studies_are_used():
+    shown = [media.store(media.check_image(png(seed=20 + n)), f"{n}.png") for n in range(4)]
+    unused = media.store(media.check_image(png(seed=30)), "unused.png")
+    dropdown = items.dropdown()
+    dropdown.exhibit += f"\n\n![exhibit]({shown[0].url})"
+    dropdown.case_study = CaseStudy.objects.create(
+        exam=dropdown.topic.exam, slug="acme", title="Acme", scenario=f"![map]({shown[1].url})"
+    )
+    dropdown.save()
+    gap = dropdown.parts.get(position=0)
+    gap.prompt = f"![label]({shown[2].url})"
+    gap.right_when = f"When it looks like ![c]({shown[3].url})"
+    gap.save()
+    assert media.remove_unused_media(grace=timedelta(0)) == 1
+    assert set(QuestionMedia.objects.values_list("pk", flat=True)) == {s.pk for s in shown}
+    assert not default_storage.exists(unused.storage_name)
 
 
 def test_the_daily_task_removes_unused_images(settings):

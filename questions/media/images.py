@@ -31,7 +31,15 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from questions.models import MEDIA_URL_PREFIX, Option, Question, QuestionMedia, Rationale
+from questions.models import (
+    MEDIA_URL_PREFIX,
+    CaseStudy,
+    Option,
+    Part,
+    Question,
+    QuestionMedia,
+    Rationale,
+)
 
 # extension -> content type
 TYPES = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
@@ -191,9 +199,11 @@ def _texts() -> Iterator[str]:
     """Every Markdown text of the bank that shows an image: only rows with our URL in some
     field leave the database."""
     columns: list[tuple[type[models.Model], tuple[str, ...]]] = [
-        (Question, ("stem", "trap", "explanation")),
+        (Question, ("stem", "exhibit", "trap", "explanation")),
         (Option, ("text",)),
         (Rationale, ("why", "tempting_because", "right_when")),
+        (Part, ("prompt", "why", "tempting_because", "right_when")),
+        (CaseStudy, ("scenario",)),
     ]
     for model, fields in columns:
         showing = Q()
@@ -211,7 +221,8 @@ def _column_texts(rows: "QuerySet[Any, tuple[str, ...]]") -> Iterator[str]:
 
 
 def used_file_names() -> set[str]:
-    """The images some question, option or rationale refers to. Three queries, streamed."""
+    """The images some question, option, rationale, part or case study refers to. Five
+    queries, streamed."""
     used: set[str] = set()
     for text in _texts():
         used |= references(text)
