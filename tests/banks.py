@@ -84,3 +84,129 @@ def write(tmp_path: Path, document: Any, name: str = "bank.json") -> Path:
 
 def clone(document: dict[str, Any]) -> dict[str, Any]:
     return copy.deepcopy(document)
+
+
+def _why(name: str) -> dict[str, str]:
+    return {
+        "rationale": f"Why {name} is so.",
+        "tempting_because": f"Learners get {name} wrong this way.",
+        "right_when": f"When {name} would be otherwise.",
+    }
+
+
+def item_questions(prefix: str = "item", topic: str = "topic-a") -> list[dict[str, Any]]:
+    """One question of each type beyond choice, in version 2 of the format, every part with
+    its rationale; the second ordering chooses 3 of 5 steps with partial credit, the
+    matching's pool has a distractor, and two questions share the case study "acme"."""
+
+    def question(n: int, kind: str, **fields: Any) -> dict[str, Any]:
+        return {
+            "uid": f"{prefix}-{n:02d}",
+            "topic": topic,
+            "kind": kind,
+            "stem": f"Stem of the {kind} question {n}.",
+            "explanation": f"Explanation of the {kind} question {n}.",
+            "status": "published",
+            **fields,
+        }
+
+    def steps() -> list[dict[str, Any]]:
+        return [{"text": f"Step {n}", "place": n, **_why(f"step {n}")} for n in (1, 2, 3)]
+
+    first, second, third = steps()
+    return [
+        question(1, "ordering", steps=steps(), case_study="acme"),
+        question(
+            2,
+            "ordering",
+            scoring="partial",
+            steps=[
+                third,
+                {"text": "A step that does not belong", **_why("the decoy step")},
+                first,
+                {"text": "Another stray step", **_why("the other decoy")},
+                second,
+            ],
+        ),
+        question(
+            3,
+            "matching",
+            case_study="acme",
+            pool=[
+                {"text": "Answer A", "rationale": "A fits prompt 2."},
+                {"text": "Answer B"},
+                {"text": "A distractor", "rationale": "It fits no prompt."},
+            ],
+            prompts=[
+                {"text": "Prompt 1", "answer": 2, **_why("prompt 1")},
+                {"text": "Prompt 2", "answer": 1, **_why("prompt 2")},
+            ],
+        ),
+        question(
+            4,
+            "yesno",
+            scoring="partial",
+            statements=[
+                {"text": "Statement 1", "answer": "yes", **_why("statement 1")},
+                {"text": "Statement 2", "answer": "no", **_why("statement 2")},
+            ],
+        ),
+        question(
+            5,
+            "fillin",
+            blanks=[
+                {
+                    "label": "Region",
+                    "accepted": ["us-central1", "Iowa"],
+                    "match_case": True,
+                    "ignore_spaces": True,
+                    "feedback": [{"answer": "us-east1", "feedback": "That is South Carolina."}],
+                    **_why("the region"),
+                },
+                {
+                    "label": "Latency",
+                    "number": 40,
+                    "tolerance": 2.5,
+                    "units": ["ms", "milliseconds"],
+                    "feedback": [{"answer": "400 ms", "feedback": "Ten times too slow."}],
+                    **_why("the latency"),
+                },
+            ],
+        ),
+        question(
+            6,
+            "dropdown",
+            exhibit="```\nnetwork [[1]] area [[2]]\n```",
+            gaps=[
+                {
+                    "label": "Network",
+                    "choices": [
+                        {"text": "10.0.0.0 0.0.0.255", "correct": True, **_why("the mask")},
+                        {"text": "10.0.0.0 255.255.255.0", "correct": False, **_why("a mask")},
+                    ],
+                    **_why("gap 1"),
+                },
+                {
+                    "label": "Area",
+                    "choices": [
+                        {"text": "0", "correct": True, "rationale": "The backbone."},
+                        {"text": "1", "correct": False, "rationale": "Not the backbone."},
+                        {"text": "51", "correct": False, "rationale": "No such area here."},
+                    ],
+                    **_why("gap 2"),
+                },
+            ],
+        ),
+    ]
+
+
+def item_bank(prefix: str = "item") -> dict[str, Any]:
+    """A version-2 bank: make_bank's exam with a case study and a question of each type."""
+    bank = make_bank(2, prefix=f"{prefix}-choice")
+    bank["version"] = 2
+    exam = bank["exams"][0]
+    exam["case_studies"] = [
+        {"slug": "acme", "title": "Acme Corp", "scenario": "Acme runs **three** sites."}
+    ]
+    exam["questions"].extend(item_questions(prefix))
+    return bank

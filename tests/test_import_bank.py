@@ -192,7 +192,7 @@ def test_too_many_options_is_rejected(tmp_path, capsys):
 def test_wrong_format_or_version_is_rejected(tmp_path, capsys):
     bank = make_bank(1)
     bank["format"] = "other-bank"
-    bank["version"] = 2
+    bank["version"] = 3
     err = rejection(tmp_path, capsys, bank)
     assert "format:" in err
     assert "version:" in err

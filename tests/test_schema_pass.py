@@ -27,7 +27,7 @@ def option(document: dict[str, Any]) -> dict[str, Any]:
 # fmt: off
 BREAKS: dict[str, Edit] = {
     "no format": lambda d: d.pop("format"),
-    "other version": lambda d: d.update(version=2),
+    "other version": lambda d: d.update(version=3),
     "version true": lambda d: d.update(version=True),
     "extra field": lambda d: d.update(extra=1),
     "exams not a list": lambda d: d.update(exams={}),

@@ -17,13 +17,23 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError as SchemaError
 
-from questions.bank.schema_pass import Check, compile_passes, ecma_search
-from questions.media.images import document_images
-from questions.models import (
-    Question,
-    option_rule_problems,
-    weight_total_problem,
+from questions.bank.item_fields import (
+    ELEMENT_FIELDS,
+    ELEMENT_NOUNS,
+    KIND_FIELDS,
+    KIND_NAMES,
+    VERSION_2_EXAM_FIELDS,
+    VERSION_2_QUESTION_FIELDS,
+    decimal,
+    elements,
+    is_number,
+    item_facts,
 )
+from questions.bank.schema_pass import Check, compile_passes, ecma_search
+from questions.grading import CHOICE_KINDS, KeyPart, parse_number, text_matches
+from questions.item_rules import item_problems
+from questions.media.images import document_images
+from questions.models import Kind, Question, Scoring, weight_total_problem
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "question-bank.schema.json"
 
@@ -34,9 +44,15 @@ Document = dict[str, Any]
 class Problem:
     path: str
     message: str
+    uid: str = ""  # the question's, for a problem inside one
+
+    @property
+    def text(self) -> str:
+        """The message, naming the question it is in."""
+        return f"{self.message} (question {self.uid})" if self.uid else self.message
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+        return f"{self.path}: {self.text}"
 
 
 class BankError(Exception):
@@ -178,10 +194,19 @@ def rule_problems(
     exams = _items(document.get("exams"))
     uid_places: dict[str, list[str]] = {}
     exam_places: dict[str, list[str]] = {}
+    # Anything but 1 is taken as 2: the schema reports a version that is neither.
+    version = 1 if document.get("version") == 1 else 2
     for e, exam in exams:
         base = f"exams[{e}]"
         if isinstance(exam.get("slug"), str):
             exam_places.setdefault(exam["slug"], []).append(f"{base}.slug")
+        if version == 1:
+            problems.extend(
+                Problem(f"{base}.{name}", VERSION_2_ONLY)
+                for name in VERSION_2_EXAM_FIELDS
+                if name in exam
+            )
+        case_slugs = _case_study_slugs(exam, base, problems)
         mock = exam.get("mock_exam")
         if isinstance(mock, dict) and (message := _decimal_problem(mock.get("pass_percent"))):
             problems.append(Problem(f"{base}.mock_exam.pass_percent", message))
@@ -222,13 +247,18 @@ def rule_problems(
                         f"(its topics: {', '.join(topic_slugs)})",
                     )
                 )
-            options = question.get("options")
-            if isinstance(options, list) and all(isinstance(o, dict) for o in options):
-                corrects = [option.get("correct") is True for option in options]
-                for message in option_rule_problems(str(question.get("kind")), corrects):
-                    if "options (this one has" in message:
-                        continue  # the schema's minItems/maxItems already says it
-                    problems.append(Problem(f"{qbase}.options", message))
+            case_study = question.get("case_study")
+            if isinstance(case_study, str) and case_study not in case_slugs:
+                known = (
+                    f"its case studies: {', '.join(case_slugs)}" if case_slugs else "it has none"
+                )
+                problems.append(
+                    Problem(
+                        f"{qbase}.case_study",
+                        f"no case study {case_study!r} in this exam ({known})",
+                    )
+                )
+            problems.extend(_item_problems(question, qbase, version))
             problems.extend(_list_problems(question, qbase))
             problems.extend(_publishable_problems(question, qbase))
     for slug, places in exam_places.items():
@@ -256,23 +286,190 @@ def rule_problems(
     return problems
 
 
+VERSION_2_ONLY = 'new in version 2 of the format: this file says "version": 1'
+
+
+def _case_study_slugs(exam: dict[str, Any], base: str, problems: list[Problem]) -> list[str]:
+    """The slugs of an exam's case studies; a slug used twice is a problem."""
+    places: dict[str, str] = {}
+    for c, case in _items(exam.get("case_studies")):
+        slug = case.get("slug")
+        if not isinstance(slug, str):
+            continue
+        if slug in places:
+            problems.append(
+                Problem(
+                    f"{base}.case_studies[{c}].slug",
+                    f"case study slug {slug!r} is used twice in this exam (also {places[slug]})",
+                )
+            )
+        else:
+            places[slug] = f"{base}.case_studies[{c}]"
+    return list(places)
+
+
+def _item_problems(question: dict[str, Any], base: str, version: int) -> list[Problem]:
+    """The rules of the question's type (questions.item_rules: the admin's sentences), each
+    at the field it is about; the arrays of other types; what version 1 did not have."""
+    kind = question.get("kind")
+    if not isinstance(kind, str) or kind not in KIND_FIELDS:
+        return []  # the schema reports it
+    problems: list[Problem] = []
+    if version == 1:
+        if kind not in CHOICE_KINDS:
+            problems.append(
+                Problem(f"{base}.kind", f"questions of type {kind!r} are {VERSION_2_ONLY}")
+            )
+        problems.extend(
+            Problem(f"{base}.{name}", VERSION_2_ONLY)
+            for name in VERSION_2_QUESTION_FIELDS
+            if name in question
+        )
+    fields = KIND_FIELDS[kind]
+    for name in ELEMENT_FIELDS:
+        if name in question and name not in fields:
+            takes = " and ".join(f'"{field}"' for field in fields)
+            problems.append(
+                Problem(f"{base}.{name}", f'{KIND_NAMES[kind]} takes {takes}, not "{name}"')
+            )
+    if question.get("reuse_answers") is True and kind != Kind.MATCHING:
+        problems.append(
+            Problem(f"{base}.reuse_answers", "only a matching question uses its answers again")
+        )
+    arrays = [question.get(name, []) for name in fields]
+    arrays += [gap.get("choices", []) for gap in elements(question, "gaps")]
+    if not all(
+        isinstance(array, list) and all(isinstance(item, dict) for item in array)
+        for array in arrays
+    ):
+        return problems  # the schema reports what is not an object
+    options, parts = item_facts(question)
+    exhibit, scoring = question.get("exhibit", ""), question.get("scoring", Scoring.ALL)
+    for sentence in item_problems(
+        kind,
+        options,
+        parts,
+        exhibit=exhibit if isinstance(exhibit, str) else "",
+        scoring=scoring if isinstance(scoring, str) else Scoring.ALL,
+        reuse=question.get("reuse_answers") is True,
+    ):
+        if kind in CHOICE_KINDS and "options (this one has" in sentence and "options" in question:
+            continue  # the schema's minItems/maxItems already says it
+        problems.append(Problem(f"{base}.{_field_of(kind, sentence)}", sentence))
+    for b, blank in enumerate(elements(question, "blanks") if kind == Kind.FILL_IN else []):
+        problems.extend(_blank_problems(blank, f"{base}.blanks[{b}]"))
+    return problems
+
+
+def _field_of(kind: str, sentence: str) -> str:
+    """The field a sentence of questions.item_rules is about."""
+    if sentence.startswith("the exhibit"):
+        return "exhibit"
+    if "partial credit" in sentence:
+        return "scoring"
+    if sentence.startswith(("a matching's pool", "the pool")):
+        return "pool"
+    return KIND_FIELDS[kind][-1]
+
+
+# A fill-in number is stored with 8 decimals, 24 digits in all.
+NUMBER_DECIMALS = 8
+NUMBER_DIGITS = 16
+
+
+def _blank_problems(blank: dict[str, Any], base: str) -> list[Problem]:
+    """What a blank's fields say against each other, beyond the rules of every fill-in."""
+    problems: list[Problem] = []
+    numeric = is_number(blank.get("number"))
+    for name in ("number", "tolerance"):
+        value = decimal(blank.get(name))
+        if value is None or not value.is_finite():
+            continue
+        if value.as_tuple().exponent < -NUMBER_DECIMALS:  # type: ignore[operator]
+            problems.append(
+                Problem(f"{base}.{name}", f"use at most {NUMBER_DECIMALS} decimal places")
+            )
+        elif abs(value) >= Decimal(10) ** NUMBER_DIGITS:
+            problems.append(
+                Problem(f"{base}.{name}", f"use at most {NUMBER_DIGITS} digits before the point")
+            )
+    wrong_side = ("match_case", "ignore_spaces") if numeric else ("tolerance", "units")
+    for name in wrong_side:
+        if name in blank:
+            problems.append(
+                Problem(
+                    f"{base}.{name}",
+                    "case and spaces rules are for accepted texts: this blank takes a number"
+                    if numeric
+                    else "a tolerance and units are for a number: this blank takes texts",
+                )
+            )
+    units = [unit for unit in blank.get("units", []) if isinstance(unit, str)]
+    if len(", ".join(units)) > 200:
+        problems.append(Problem(f"{base}.units", "the units take at most 200 characters together"))
+    part = KeyPart(
+        key="",
+        accepted=tuple(blank.get("accepted", [])) if not numeric else (),
+        match_case=blank.get("match_case") is True,
+        ignore_spaces=blank.get("ignore_spaces") is True,
+        number=decimal(blank.get("number")),
+        tolerance=decimal(blank.get("tolerance", 0)) or Decimal(0),
+        units=tuple(units),
+    )
+    for f, item in enumerate(elements(blank, "feedback")):
+        answer = item.get("answer")
+        if not isinstance(answer, str):
+            continue
+        where = f"{base}.feedback[{f}].answer"
+        if numeric:
+            value = parse_number(answer, part.units)
+            if value is None:
+                problems.append(
+                    Problem(
+                        where,
+                        f"{answer!r} is not a number in this blank's units: "
+                        "no answer would get this feedback",
+                    )
+                )
+            elif part.number is not None and abs(value - part.number) <= part.tolerance:
+                problems.append(
+                    Problem(where, f"{answer!r} is right: feedback here is for wrong answers")
+                )
+        elif any(text_matches(part, answer, accepted) for accepted in part.accepted):
+            problems.append(
+                Problem(where, f"{answer!r} is accepted: feedback here is for wrong answers")
+            )
+    return problems
+
+
 def _publishable_problems(question: dict[str, Any], base: str) -> list[Problem]:
-    """A published question needs its explanation and every option's rationale. Drafts and
-    questions in review may leave them empty: imports from formats without feedback land in
-    review with the gaps for a curator to fill before publishing."""
+    """A published question needs its explanation and the rationale of every option, step,
+    prompt, statement, blank, gap and drop-down choice. Drafts and questions in review may
+    leave them empty: imports from formats without feedback land in review with the gaps for
+    a curator to fill before publishing."""
     if question.get("status", "published") != "published":
         return []
     problems: list[Problem] = []
     if question.get("explanation") == "":
         problems.append(Problem(f"{base}.explanation", "a published question needs an explanation"))
-    for o, option in _items(question.get("options")):
-        if option.get("rationale") == "":
-            problems.append(
-                Problem(
-                    f"{base}.options[{o}].rationale",
-                    "a published question needs a rationale for every option",
+    for name, noun in ELEMENT_NOUNS.items():
+        for i, element in _items(question.get(name)):
+            if element.get("rationale") == "":
+                problems.append(
+                    Problem(
+                        f"{base}.{name}[{i}].rationale",
+                        f"a published question needs a rationale for every {noun}",
+                    )
                 )
-            )
+    for g, gap in _items(question.get("gaps")):
+        for c, choice in _items(gap.get("choices")):
+            if choice.get("rationale") == "":
+                problems.append(
+                    Problem(
+                        f"{base}.gaps[{g}].choices[{c}].rationale",
+                        "a published question needs a rationale for every choice",
+                    )
+                )
     return problems
 
 
@@ -312,8 +509,29 @@ def check_documents(documents: Sequence[Document]) -> list[list[Problem]]:
     for document in documents:
         problems = schema_problems(document) + rule_problems(document, known)
         problems += [Problem(path, message) for path, message in document_images(document)[1]]
-        results.append(sorted(problems, key=_path_order))
+        results.append(sorted(_naming_questions(document, problems), key=_path_order))
     return results
+
+
+_IN_QUESTION = re.compile(r"^exams\[(\d+)\]\.questions\[(\d+)\]")
+
+
+def _naming_questions(document: Document, problems: list[Problem]) -> list[Problem]:
+    """The problems, each inside a question naming the question's uid."""
+    named = []
+    for problem in problems:
+        match = _IN_QUESTION.match(problem.path)
+        uid = _uid_at(document, int(match.group(1)), int(match.group(2))) if match else ""
+        named.append(Problem(problem.path, problem.message, uid) if uid else problem)
+    return named
+
+
+def _uid_at(document: Document, exam: int, question: int) -> str:
+    try:
+        uid = document["exams"][exam]["questions"][question]["uid"]
+    except (KeyError, IndexError, TypeError):
+        return ""
+    return uid if isinstance(uid, str) else ""
 
 
 def _path_order(problem: Problem) -> list[tuple[int, int | str]]:

@@ -6,7 +6,7 @@ problem (see `questions.bank.checks`) writes nothing.
 
 import datetime
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -15,13 +15,16 @@ from django.utils import timezone
 
 from courseiva.lib.sql import insert_instances, insert_rows
 from questions.bank.checks import BankError, Document, Problem, check_documents
-from questions.bank.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
+from questions.bank.item_fields import planned_items, preview_lines
+from questions.bank.option_rows import UPDATE_BATCH, PlannedItems, assign_changed, write_items
 from questions.media.images import document_images, store_all
 from questions.models import (
     Author,
+    CaseStudy,
     Exam,
     Question,
     RelatedQuestion,
+    Scoring,
     Status,
     Topic,
 )
@@ -73,13 +76,21 @@ def _exam_values(exam: dict[str, Any], position: int) -> dict[str, Any]:
 
 
 def _question_values(
-    question: dict[str, Any], topic: Topic, position: int, authors: dict[str, int]
+    question: dict[str, Any],
+    topic: Topic,
+    position: int,
+    authors: dict[str, int],
+    case_studies: dict[str, int],
 ) -> dict[str, Any]:
     reviewed = question.get("reviewed_on")
     return {
         "topic_id": topic.pk,
         "kind": question["kind"],
+        "scoring": question.get("scoring", Scoring.ALL),
+        "case_study_id": case_studies.get(question.get("case_study", "")),
         "stem": question["stem"],
+        "exhibit": question.get("exhibit", ""),
+        "reuse_answers": question.get("reuse_answers", False),
         "trap": question.get("trap", ""),
         "explanation": question["explanation"],
         "difficulty": question.get("difficulty", ""),
@@ -95,7 +106,9 @@ def _question_values(
 EXAM_FIELDS = list(_exam_values({"code": "", "title": ""}, 0))
 QUESTION_FIELDS = [
     name.removesuffix("_id")
-    for name in _question_values({"kind": "", "stem": "", "explanation": ""}, Topic(pk=0), 0, {})
+    for name in _question_values(
+        {"kind": "", "stem": "", "explanation": ""}, Topic(pk=0), 0, {}, {}
+    )
 ]
 
 
@@ -111,7 +124,7 @@ def import_documents(
     flat: list[Problem] = []
     for number, problems in enumerate(all_problems, start=1):
         prefix = f"file {number}: " if len(documents) > 1 else ""
-        flat.extend(Problem(prefix + problem.path, problem.message) for problem in problems)
+        flat.extend(replace(problem, path=prefix + problem.path) for problem in problems)
     if flat:
         raise BankError(flat)
     merged = [exam for document in documents for exam in document["exams"]]
@@ -146,11 +159,13 @@ class PlannedOption:
 
 @dataclass(frozen=True)
 class PlannedQuestion:
-    """A question of an import as its preview shows it, whatever the file's format."""
+    """A question of an import as its preview shows it, whatever the file's format. The
+    types beyond choice show each step, pair, statement, blank or gap as an option whose
+    text says what it is and whose mark says what is right (item_fields.preview_lines)."""
 
     where: str  # its place in the file
     uid: str
-    kind: str  # "single", "multiple" or "truefalse"
+    kind: str  # a Kind, or "truefalse"
     stem: str
     options: list[PlannedOption]
     explanation: str
@@ -171,8 +186,8 @@ def planned_questions(document: Document, outcomes: dict[str, str]) -> list[Plan
                     kind=question["kind"],
                     stem=question["stem"],
                     options=[
-                        PlannedOption(option["text"], option["correct"], option["rationale"])
-                        for option in question["options"]
+                        PlannedOption(text, correct, rationale)
+                        for text, correct, rationale in preview_lines(question)
                     ],
                     explanation=question["explanation"],
                     topic=f"{exam['code']}: {titles[question['topic']]}",
@@ -188,17 +203,19 @@ def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
     exam_rows = _write_exams(exams, summary, now)
     say(f"Writing {sum(len(exam['topics']) for exam in exams)} topics")
     topic_rows = _write_topics(exams, exam_rows, summary)
+    case_studies = _write_case_studies(exams, exam_rows)
     pairs = [(exam["slug"], question) for exam in exams for question in exam["questions"]]
     say(f"Writing {len(pairs)} questions")
     authors = _authors([question for _, question in pairs])
     question_rows, stored_questions, changed = _write_questions(
-        exams, pairs, topic_rows, authors, now
+        exams, pairs, topic_rows, authors, case_studies, now
     )
-    say(f"Writing {sum(len(q['options']) for _, q in pairs)} options and their rationales")
-    touched = write_options(
-        [(question_rows[q["uid"]], _option_values(q)) for _, q in pairs],
-        [row.pk for row in stored_questions.values()],
-        keep_written=False,
+    planned = [PlannedItems(question_rows[q["uid"]], *planned_items(q)) for _, q in pairs]
+    options = sum(len(item.options) for item in planned)
+    parts = sum(len(item.parts) for item in planned)
+    say(f"Writing {options} options and their rationales" + (f", {parts} parts" if parts else ""))
+    touched = write_items(
+        planned, [row.pk for row in stored_questions.values()], keep_written=False
     ).touched
     say("Linking related questions")
     touched |= _write_related([q for _, q in pairs], question_rows)
@@ -283,6 +300,37 @@ def _write_topics(
     return rows
 
 
+def _write_case_studies(
+    exams: list[dict[str, Any]], exam_rows: dict[str, Exam]
+) -> dict[tuple[str, str], int]:
+    """The exams' case studies, created or updated by slug, keyed by (exam slug, slug) to
+    their ids. Case studies a file leaves out stay, as its questions do. No query when the
+    documents carry none; two or three when they do."""
+    if not any(exam.get("case_studies") for exam in exams):
+        return {}
+    stored = {
+        (case.exam_id, case.slug): case
+        for case in CaseStudy.objects.filter(exam__in=[row.pk for row in exam_rows.values()])
+    }
+    rows: dict[tuple[str, str], CaseStudy] = {}
+    new: list[CaseStudy] = []
+    changed: list[CaseStudy] = []
+    for exam in exams:
+        exam_row = exam_rows[exam["slug"]]
+        for position, case in enumerate(exam.get("case_studies", [])):
+            values = {"title": case["title"], "scenario": case["scenario"], "position": position}
+            row = stored.get((exam_row.pk, case["slug"]))
+            if row is None:
+                row = CaseStudy(exam=exam_row, slug=case["slug"], **values)
+                new.append(row)
+            elif assign_changed(row, values):
+                changed.append(row)
+            rows[(exam["slug"], case["slug"])] = row
+    CaseStudy.objects.bulk_create(new)
+    CaseStudy.objects.bulk_update(changed, ["title", "scenario", "position"])
+    return {key: row.pk for key, row in rows.items()}
+
+
 def _authors(questions: list[dict[str, Any]]) -> dict[str, int]:
     """The ids of the authors the questions name, by name; a name not curated yet gets a
     record of its own, for a curator to complete in the admin. One query, two when some are
@@ -301,6 +349,7 @@ def _write_questions(
     pairs: list[tuple[str, dict[str, Any]]],
     topic_rows: dict[tuple[str, str], Topic],
     authors: dict[str, int],
+    case_studies: dict[tuple[str, str], int],
     now: datetime.datetime,
 ) -> tuple[dict[str, Question], dict[str, Question], list[Question]]:
     """Create the new questions; return every question by uid, the ones that were stored
@@ -312,9 +361,14 @@ def _write_questions(
     rows: dict[str, Question] = {}
     new: list[Question] = []
     changed: list[Question] = []
+    cases_of: dict[str, dict[str, int]] = {}
+    for (exam_slug, slug), pk in case_studies.items():
+        cases_of.setdefault(exam_slug, {})[slug] = pk
     for exam_slug, question in pairs:
         topic = topic_rows[(exam_slug, question["topic"])]
-        values = _question_values(question, topic, positions[question["uid"]], authors)
+        values = _question_values(
+            question, topic, positions[question["uid"]], authors, cases_of.get(exam_slug, {})
+        )
         row = stored.get(question["uid"])
         if row is None:
             row = Question(uid=question["uid"], **values)
@@ -325,21 +379,6 @@ def _write_questions(
         rows[question["uid"]] = row
     insert_instances(new)
     return rows, stored, changed
-
-
-def _option_values(question: dict[str, Any]) -> list[OptionValues]:
-    return [
-        OptionValues(
-            text=option["text"],
-            correct=option["correct"],
-            rationale={
-                "why": option["rationale"],
-                "tempting_because": option.get("tempting_because", ""),
-                "right_when": option.get("right_when", ""),
-            },
-        )
-        for option in question["options"]
-    ]
 
 
 def _write_related(questions: list[dict[str, Any]], question_rows: dict[str, Question]) -> set[int]:

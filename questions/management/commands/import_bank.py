@@ -1,5 +1,6 @@
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from questions.bank.formats.courseiva import read_document
 
 class Command(BaseCommand):
     help = (
-        "Import question-bank files. courseiva-bank JSON (version 1): every file is checked "
+        "Import question-bank files. courseiva-bank JSON (version 1 or 2): every file is checked "
         "first; if any has a problem, all problems are printed and nothing is written. GIFT, "
         "Aiken, Moodle XML and QTI (an item file or a zip package; --exam required): the "
         "questions go into that exam, in review; the last line printed is a JSON summary."
@@ -129,7 +130,7 @@ class Command(BaseCommand):
     @staticmethod
     def _name_file(problem: Problem, files: list[Path]) -> Problem:
         if len(files) == 1:
-            return Problem(f"{files[0]}: {problem.path}", problem.message)
+            return replace(problem, path=f"{files[0]}: {problem.path}")
         number, _, path = problem.path.partition(": ")
         index = int(number.removeprefix("file ")) - 1
-        return Problem(f"{files[index]}: {path}", problem.message)
+        return replace(problem, path=f"{files[index]}: {path}")
