@@ -1,9 +1,11 @@
 """Version 2 of the bank format: every item type and case studies imported, refused with the
 rule's sentence and the question's uid when they break a rule (writing nothing), kept stable
-on re-import; their markup cleaned on the page."""
+on re-import, exported and imported back whole; their markup cleaned on the page."""
 
+import json
 import re
 from collections.abc import Callable
+from io import StringIO
 from typing import Any
 
 import pytest
@@ -13,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from questions.bank.checks import BankError, check_documents
 from questions.bank.document_import import import_document, planned_questions
+from questions.bank.formats.courseiva import export_document
 from questions.models import CaseStudy, Exam, Kind, Option, Part, Question, Rationale, Scoring
 from tests import items
 from tests.banks import clone, item_bank, make_bank, write
@@ -31,6 +34,12 @@ def rows() -> dict[str, int]:
 
 def question_of(bank: dict[str, Any], uid: str) -> dict[str, Any]:
     return next(q for q in bank["exams"][0]["questions"] if q["uid"] == uid)
+
+
+def export() -> dict[str, Any]:
+    out = StringIO()
+    call_command("export_bank", stdout=out)
+    return json.loads(out.getvalue())
 
 
 # Each type imports, and answers on its page. -------------------------------------------
@@ -462,7 +471,52 @@ def test_a_question_changing_type_loses_its_old_parts():
     assert changed.options.count() == 4
 
 
-def test_import_query_counts_do_not_grow_with_the_parts():
+# Export writes every type; an export imports back into an empty bank whole. --------------
+
+
+def test_export_then_import_into_an_empty_bank_gives_the_same_questions(tmp_path):
+    bank = item_bank()
+    import_document(bank)
+    exported = export()
+    assert exported == bank
+    assert exported["version"] == 2
+    Question.objects.all().delete()
+    Exam.objects.all().delete()
+    assert not Part.objects.exists()
+    call_command("import_bank", str(write(tmp_path, exported)))
+    assert export() == bank
+    case = CaseStudy.objects.get()
+    assert [q.uid for q in case.questions.order_by("uid")] == ["item-01", "item-03"]
+
+
+def test_export_writes_only_what_is_set():
+    import_document(item_bank())
+    exported = export()["exams"][0]
+    ordering = question_of({"exams": [exported]}, "item-02")
+    assert ordering["scoring"] == "partial"
+    assert "place" not in ordering["steps"][1]
+    yes_no = question_of({"exams": [exported]}, "item-04")
+    assert set(yes_no) == {
+        "uid", "topic", "kind", "scoring", "stem", "explanation", "status", "statements",
+    }  # fmt: skip
+    choice = question_of({"exams": [exported]}, "item-choice-00000")
+    assert not {"scoring", "exhibit", "case_study", "reuse_answers"} & set(choice)
+
+
+@pytest.mark.parametrize("export_format", ["moodle-xml", "qti3"])
+def test_moodle_and_qti_exports_leave_out_the_types_they_do_not_write(
+    tmp_path, capsys, export_format
+):
+    import_document(item_bank())
+    path = tmp_path / "bank.out"
+    call_command("export_bank", "--format", export_format, "-o", str(path))
+    err = capsys.readouterr().err
+    assert "Left out 6 question(s)" in err
+    assert "item-01, item-02, item-03, item-04, item-05, item-06" in err
+    assert "Wrote 1 exam(s), 2 question(s)" in err
+
+
+def test_import_and_export_query_counts_do_not_grow_with_the_parts():
     def bank(prefix: str, copies: int) -> dict[str, Any]:
         document = item_bank(prefix)
         document["exams"][0]["slug"] = f"{prefix}-exam"
@@ -485,6 +539,9 @@ def test_import_query_counts_do_not_grow_with_the_parts():
             for part in question.get("statements", []) + question.get("blanks", []):
                 part["rationale"] += " Edited."
     assert count(small) == count(large)
+    with CaptureQueriesContext(connection) as exported:
+        export_document()
+    assert len(exported) == 7
 
 
 # Markup in every new field is cleaned on the page. --------------------------------------

@@ -1,6 +1,7 @@
 """Our interchange format, courseiva-bank JSON (docs/question-bank.md): JSON text parsed into a
-document and written from one, and the bank exported as a document. A canonical export: empty
-optional fields left out, `status` always written, so that export -> import -> export is
+document and written from one, and the bank exported as a document of version 2, every item
+type with its parts and the exams' case studies. A canonical export: empty optional fields
+and defaults left out, `status` always written, so that export -> import -> export is
 byte-identical. The images the exported text shows travel in the document, base64 in a
 top-level "media" list (left out when there are none).
 """
@@ -12,19 +13,25 @@ from pathlib import Path
 from typing import Any
 
 from questions.bank.checks import TOO_DEEP, BankError, Document, Problem, nests_deeper_than
+from questions.bank.item_fields import RATIONALE_NAMES
+from questions.grading import CHOICE_KINDS
 from questions.media import images as media
 from questions.models import (
+    CaseStudy,
     Exam,
+    Kind,
     Option,
+    Part,
     Question,
     Rationale,
     RelatedQuestion,
+    Scoring,
     Topic,
     format_number,
 )
 
 FORMAT = "courseiva-bank"
-VERSION = 1
+VERSION = 2
 
 
 def parse_document(raw: bytes | str) -> Document:
@@ -75,8 +82,8 @@ def _number(value: Decimal) -> int | float:
 
 
 def export_document(exams: Sequence[Exam] | None = None) -> Document:
-    """The bank (or the given exams) as a document. Five queries, whatever its size, and a
-    sixth when its text shows images.
+    """The bank (or the given exams) as a document. Seven queries, whatever its size, and an
+    eighth when its text shows images.
 
     Optional fields that are empty are left out, so exporting what was imported gives back
     the same document; `status` is always written.
@@ -86,11 +93,20 @@ def export_document(exams: Sequence[Exam] | None = None) -> Document:
     topics_by_exam: dict[int, list[Topic]] = {}
     for topic in Topic.objects.filter(exam__in=exam_ids):
         topics_by_exam.setdefault(topic.exam_id, []).append(topic)
+    cases_by_exam: dict[int, list[CaseStudy]] = {}
+    for case in CaseStudy.objects.filter(exam__in=exam_ids):
+        cases_by_exam.setdefault(case.exam_id, []).append(case)
+    case_slugs = {case.pk: case.slug for cases in cases_by_exam.values() for case in cases}
     questions = list(
         Question.objects.filter(topic__exam__in=exam_ids)
         .select_related("topic", "author")
         .order_by("position", "uid")
     )
+    parts_by_question: dict[int, list[Part]] = {}
+    for part in Part.objects.filter(question__topic__exam__in=exam_ids).order_by(
+        "question_id", "position", "id"
+    ):
+        parts_by_question.setdefault(part.question_id, []).append(part)
     options_by_question: dict[int, list[Option]] = {}
     for option in (
         Option.objects.filter(question__topic__exam__in=exam_ids)
@@ -109,14 +125,23 @@ def export_document(exams: Sequence[Exam] | None = None) -> Document:
     for question in questions:
         questions_by_exam.setdefault(question.topic.exam_id, []).append(
             _export_question(
-                question, options_by_question.get(question.pk, []), related.get(question.pk, [])
+                question,
+                options_by_question.get(question.pk, []),
+                parts_by_question.get(question.pk, []),
+                related.get(question.pk, []),
+                case_slugs,
             )
         )
     document: Document = {
         "format": FORMAT,
         "version": VERSION,
         "exams": [
-            _export_exam(exam, topics_by_exam.get(exam.pk, []), questions_by_exam.get(exam.pk, []))
+            _export_exam(
+                exam,
+                topics_by_exam.get(exam.pk, []),
+                questions_by_exam.get(exam.pk, []),
+                cases_by_exam.get(exam.pk, []),
+            )
             for exam in exam_rows
         ],
     }
@@ -127,16 +152,24 @@ def export_document(exams: Sequence[Exam] | None = None) -> Document:
 
 
 def media_references(document: Document) -> set[str]:
-    """The file names of the images a document's questions show."""
+    """The file names of the images a document's exams show: in any text of theirs (a stem,
+    an option, a part, a case study's scenario)."""
     names: set[str] = set()
-    for exam in document.get("exams", []):
-        for question in exam.get("questions", []):
-            for name in ("stem", "trap", "explanation"):
-                names |= media.references(question.get(name, ""))
-            for option in question.get("options", []):
-                for name in ("text", "rationale", "tempting_because", "right_when"):
-                    names |= media.references(option.get(name, ""))
+    for text in _texts(document.get("exams", [])):
+        if media.MEDIA_URL_PREFIX in text:
+            names |= media.references(text)
     return names
+
+
+def _texts(node: Any) -> Iterable[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _texts(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _texts(value)
 
 
 def _without_empty(values: dict[str, Any], optional: Iterable[str]) -> dict[str, Any]:
@@ -146,7 +179,9 @@ def _without_empty(values: dict[str, Any], optional: Iterable[str]) -> dict[str,
     return values
 
 
-def _export_exam(exam: Exam, topics: list[Topic], questions: list[dict[str, Any]]) -> Document:
+def _export_exam(
+    exam: Exam, topics: list[Topic], questions: list[dict[str, Any]], cases: list[CaseStudy]
+) -> Document:
     values: dict[str, Any] = {
         "slug": exam.slug,
         "code": exam.code,
@@ -173,15 +208,27 @@ def _export_exam(exam: Exam, topics: list[Topic], questions: list[dict[str, Any]
         for topic in topics
     ]
     values["questions"] = questions
-    return _without_empty(values, ["vendor", "description"])
+    values["case_studies"] = [
+        {"slug": case.slug, "title": case.title, "scenario": case.scenario} for case in cases
+    ]
+    return _without_empty(values, ["vendor", "description", "case_studies"])
 
 
-def _export_question(question: Question, options: list[Option], related: list[str]) -> Document:
+def _export_question(
+    question: Question,
+    options: list[Option],
+    parts: list[Part],
+    related: list[str],
+    case_slugs: dict[int, str],
+) -> Document:
     values: dict[str, Any] = {
         "uid": question.uid,
         "topic": question.topic.slug,
         "kind": question.kind,
+        "scoring": "" if question.scoring == Scoring.ALL else question.scoring,
+        "case_study": case_slugs.get(question.case_study_id or 0, ""),
         "stem": question.stem,
+        "exhibit": question.exhibit,
         "trap": question.trap,
         "explanation": question.explanation,
         "difficulty": question.difficulty,
@@ -191,26 +238,130 @@ def _export_question(question: Question, options: list[Option], related: list[st
         "references": question.references,
         "tags": question.tags,
         "related": related,
-        "options": [_export_option(option) for option in options],
+        "reuse_answers": question.reuse_answers or None,
+        **_export_items(question, options, parts),
     }
     return _without_empty(
-        values, ["trap", "difficulty", "author", "reviewed_on", "references", "tags", "related"]
+        values,
+        [
+            "scoring",
+            "case_study",
+            "exhibit",
+            "trap",
+            "difficulty",
+            "author",
+            "reviewed_on",
+            "references",
+            "tags",
+            "related",
+            "reuse_answers",
+        ],
     )
 
 
-def _export_option(option: Option) -> Document:
+def _export_items(question: Question, options: list[Option], parts: list[Part]) -> Document:
+    """The arrays of the question's type (questions.bank.item_fields)."""
+    kind = question.kind
+    if kind in CHOICE_KINDS:
+        return {"options": [_export_option(option) for option in options]}
+    if kind == Kind.ORDERING:
+        return {"steps": [_export_option(o, place=o.order, correct=None) for o in options]}
+    if kind == Kind.MATCHING:
+        number = {option.pk: index for index, option in enumerate(options, 1)}
+        pool = [_export_option(option, correct=None, needs_rationale=False) for option in options]
+        return {
+            "pool": pool,
+            "prompts": [
+                _with_rationale(
+                    {"text": part.prompt, "answer": number.get(part.answer_id or 0)}, part
+                )
+                for part in parts
+            ],
+        }
+    if kind == Kind.YES_NO:
+        return {
+            "statements": [
+                _with_rationale({"text": part.prompt, "answer": _yes_no(part.is_yes)}, part)
+                for part in parts
+            ]
+        }
+    if kind == Kind.FILL_IN:
+        return {"blanks": [_export_blank(part) for part in parts]}
+    choices: dict[int | None, list[Option]] = {}
+    for option in options:
+        choices.setdefault(option.part_id, []).append(option)
+    return {
+        "gaps": [
+            _with_rationale(
+                {
+                    "label": part.prompt,
+                    "choices": [_export_option(option) for option in choices.get(part.pk, [])],
+                },
+                part,
+            )
+            for part in parts
+        ]
+    }
+
+
+def _yes_no(is_yes: bool | None) -> str | None:
+    return None if is_yes is None else "yes" if is_yes else "no"
+
+
+def _export_blank(part: Part) -> Document:
+    values: dict[str, Any] = {"label": part.prompt}
+    if part.number is not None:
+        values["number"] = _number(part.number)
+        if part.tolerance:
+            values["tolerance"] = _number(part.tolerance)
+        if part.unit_list:
+            values["units"] = part.unit_list
+    else:
+        values["accepted"] = part.accepted_texts
+        if part.match_case:
+            values["match_case"] = True
+        if part.ignore_spaces:
+            values["ignore_spaces"] = True
+    if part.feedback:
+        values["feedback"] = [
+            {"answer": item["answer"], "feedback": item["feedback"]} for item in part.feedback
+        ]
+    return _with_rationale(values, part)
+
+
+def _with_rationale(values: dict[str, Any], part: Part) -> Document:
+    """A part's values and its rationale, whose "why" is always written (the format requires
+    it, empty in a draft); None values left out."""
+    values = {name: value for name, value in values.items() if value is not None}
+    values["rationale"] = part.why
+    for name in ("tempting_because", "right_when"):
+        if text := getattr(part, name):
+            values[name] = text
+    return values
+
+
+def _export_option(
+    option: Option,
+    *,
+    correct: bool | None = True,
+    place: int | None = None,
+    needs_rationale: bool = True,
+) -> Document:
+    """An option, a step (with its place, without correct) or a pool's answer (whose
+    rationale is optional). `correct=None` leaves the flag out."""
     try:
         rationale: Rationale | None = option.rationale
     except Rationale.DoesNotExist:
         rationale = None
-    values = {
-        "text": option.text,
-        "correct": option.is_correct,
-        "rationale": rationale.why if rationale else "",
-        "tempting_because": rationale.tempting_because if rationale else "",
-        "right_when": rationale.right_when if rationale else "",
-    }
-    return _without_empty(values, ["tempting_because", "right_when"])
+    values: dict[str, Any] = {"text": option.text}
+    if correct is not None:
+        values["correct"] = option.is_correct
+    if place is not None:
+        values["place"] = place
+    for field, name in RATIONALE_NAMES.items():
+        values[name] = getattr(rationale, field) if rationale else ""
+    optional = ["tempting_because", "right_when"] + ([] if needs_rationale else ["rationale"])
+    return _without_empty(values, optional)
 
 
 def dump_document(document: Document) -> str:
