@@ -64,7 +64,8 @@ class BankError(Exception):
 
 
 # How deep a bank file may nest: our documents are 7 levels (the document, its exams, an exam,
-# its questions, a question, its options, an option), a QTI item's XHTML a dozen or two.
+# its questions, a question, its options, an option), 9 for a drop-down gap's choices, a QTI
+# item's XHTML a dozen or two.
 # Deeper, the readers and their libraries run out of stack (json at some depth the interpreter
 # decides, a QTI item's content at about 500): a file nested further is refused, whatever the
 # depth, before anything walks it.
