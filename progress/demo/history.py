@@ -5,9 +5,12 @@ logit scale) and learns as the study plan assumes learners do (`FITTED_GAIN`, ea
 their own rate). Six weeks of days are walked through: on a study day the learner does a few
 quizzes (or sits a mock exam in the later weeks), answering each question right with the true
 model's probability at that moment, so readiness spreads across the class and rises with
-practice. A few learners are given the histories that an instructor must notice: one who
-stopped practising, one weak on the exam's heaviest topic, one who started late or learns
-slowly, one who has only just joined.
+practice. A wrong answer is the one the site would record: a wrong option (the question's lure,
+the one learners fall for most), or for the types made of parts or steps a response with one
+part wrong (a swapped step, a distractor matched, a statement flipped, a common wrong answer
+typed), encoded as `questions.grading` says. A few learners are given the histories that an
+instructor must notice: one who stopped practising, one weak on the exam's heaviest topic, one
+who started late or learns slowly, one who has only just joined.
 
 Everything comes from one `random.Random`, so a seed gives the same histories; times are
 counted from midnight of `today` and all fall on earlier days."""
@@ -25,6 +28,17 @@ from progress.engine.forecast import largest_remainder
 from progress.engine.learner_model import sigmoid
 from progress.engine.learning_gain import FITTED_GAIN
 from progress.engine.simulation import Population
+from questions.grading import (
+    DROPDOWN,
+    FILL_IN,
+    MATCHING,
+    NO,
+    ORDERING,
+    YES,
+    YES_NO,
+    AnswerKey,
+    KeyPart,
+)
 
 # The class practises over this many days before today.
 DAYS = 42
@@ -52,16 +66,79 @@ LAST_NAMES = (
 @dataclass(frozen=True)
 class BankQuestion:
     """A published question as the simulation needs it: its topic (an index into the exam's
-    topics), its options' keys in order with which are correct, its difficulty label."""
+    topics), its options' keys in order with which are correct, its difficulty label. A
+    question of parts or steps has no options here but its right response and the wrong ones
+    learners give (see `responses`)."""
 
     pk: int
     topic: int
     options: tuple[tuple[str, bool], ...]
     difficulty: str = "medium"
+    right: tuple[str, ...] = ()
+    wrongs: tuple[tuple[str, ...], ...] = ()
 
     @property
     def correct_keys(self) -> tuple[str, ...]:
-        return tuple(key for key, correct in self.options if correct)
+        return self.right or tuple(key for key, correct in self.options if correct)
+
+
+def responses(key: AnswerKey) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """The right response to a question of parts or steps and the wrong ones learners give,
+    each with one part wrong: two neighbouring steps swapped or a step that does not belong
+    put in; another answer of the pool (a distractor first); a statement flipped; a blank's
+    common wrong answer (its first feedback's) or a near miss; another choice of a gap."""
+    if key.kind == ORDERING:
+        steps = list(key.correct)
+        right = tuple(f"{step}={place}" for place, step in enumerate(steps, 1))
+        wrongs = []
+        for index in range(len(steps) - 1):
+            swapped = steps[:]
+            swapped[index], swapped[index + 1] = swapped[index + 1], swapped[index]
+            wrongs.append(tuple(f"{step}={place}" for place, step in enumerate(swapped, 1)))
+        for stray in (option for option in key.options if option not in steps):
+            taken = steps[:]
+            taken[len(taken) // 2] = stray
+            wrongs.append(tuple(f"{step}={place}" for place, step in enumerate(taken, 1)))
+        return right, tuple(wrongs)
+    given = [_right_value(part) for part in key.parts]
+    right = tuple(f"{part.key}={value}" for part, value in zip(key.parts, given, strict=True))
+    wrongs = []
+    for index, part in enumerate(key.parts):
+        wrong = _wrong_value(key, part, given)
+        if wrong is not None:
+            values = [*given[:index], wrong, *given[index + 1 :]]
+            wrongs.append(tuple(f"{p.key}={v}" for p, v in zip(key.parts, values, strict=True)))
+    return right, tuple(wrongs)
+
+
+def _right_value(part: KeyPart) -> str:
+    if part.answer:
+        return part.answer
+    if part.number is not None:
+        return _plain(part.number)
+    return part.accepted[0] if part.accepted else ""
+
+
+def _wrong_value(key: AnswerKey, part: KeyPart, given: list[str]) -> str | None:
+    if key.kind == YES_NO:
+        return NO if part.answer == YES else YES
+    if key.kind == DROPDOWN:
+        return next((option for option in part.options if option != part.answer), None)
+    if key.kind == MATCHING:
+        unused = [option for option in key.options if option not in given]
+        others = [option for option in key.options if option != part.answer]
+        return next(iter(unused or others), None)
+    if key.kind == FILL_IN:
+        if part.feedback:
+            return part.feedback[0][0]
+        if part.number is not None:
+            return _plain(part.number + (2 * part.tolerance or Decimal(1)))
+        return "not sure"
+    return None
+
+
+def _plain(number: Decimal) -> str:
+    return format(number.normalize(), "f")
 
 
 @dataclass(frozen=True)
@@ -154,7 +231,8 @@ class Truth:
 
     topic_difficulty: tuple[float, ...]
     difficulty: dict[int, float]
-    lure: dict[int, tuple[float, ...]]  # question -> a weight per option
+    # question -> a weight per option (choice) or per wrong response (the other types)
+    lure: dict[int, tuple[float, ...]]
 
 
 def new_code(rng: random.Random) -> str:
@@ -174,6 +252,7 @@ def make_truth(exam: BankExam, rng: random.Random, population: Population) -> Tr
         },
         lure={
             q.pk: tuple(0.0 if ok else rng.choice((0.5, 1.0, 4.0)) for _, ok in q.options)
+            + tuple(rng.choice((0.5, 1.0, 4.0)) for _ in q.wrongs)
             for q in exam.questions
         },
     )
@@ -272,6 +351,8 @@ class _Simulated:
         if correct:
             return right
         lures = self.truth.lure[question.pk]
+        if question.wrongs:
+            return self.rng.choices(question.wrongs, lures)[0]
         wrong = [(key, w) for (key, ok), w in zip(question.options, lures, strict=True) if not ok]
         lure = self.rng.choices([k for k, _ in wrong], [w for _, w in wrong])[0]
         if len(right) == 1:

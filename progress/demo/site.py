@@ -33,17 +33,21 @@ from progress.demo.history import (
     BankExam,
     BankQuestion,
     History,
+    responses,
     simulate_class,
     simulate_learner,
 )
 from progress.mocks.models import MockExam, MockItem
 from progress.practice.marks import Bookmark
 from progress.practice.models import Attempt, LearnerDay, Quiz, QuizItem, ReviewCard, Source
+from progress.practice.recording import answer_record
 from progress.readiness.batches import apply_question_batch
 from progress.readiness.models import StudyGoal
 from progress.readiness.rebuild import rebuild_readiness
 from progress.readiness.standing import refresh_exam_readiness
+from questions.grading import Grade
 from questions.models import Exam, Option, Question
+from questions.pages.snapshot import QuestionPage, question_pages
 
 # The group that marks the demo class's accounts, in the admin's user list filter.
 DEMO_GROUP = "Demo data"
@@ -131,8 +135,9 @@ def clear_demo_class() -> dict[str, int]:
     return {label.rpartition(".")[2]: n for label, n in deleted.items() if n}
 
 
-def bank_exam(exam: Exam) -> BankExam:
-    """The exam as the simulation sees it. Two queries."""
+def bank_exam(exam: Exam, pages: dict[str, QuestionPage]) -> BankExam:
+    """The exam as the simulation sees it, its questions' answers read from their pages (a
+    question of parts or steps answers as the page would take it). Two queries."""
     topics = list(exam.topics.order_by("position", "slug"))
     index = {topic.pk: i for i, topic in enumerate(topics)}
     options: dict[int, list[tuple[str, bool]]] = {}
@@ -142,17 +147,23 @@ def bank_exam(exam: Exam) -> BankExam:
         .values_list("question_id", "key", "is_correct")
     ):
         options.setdefault(question_id, []).append((key, correct))
-    questions = tuple(
-        BankQuestion(pk, index[topic_id], tuple(options.get(pk, ())), difficulty)
-        for pk, topic_id, difficulty in Question.objects.published()
+    questions = []
+    for pk, uid, topic_id, difficulty in (
+        Question.objects.published()
         .filter(topic__exam=exam)
         .order_by("position", "uid")
-        .values_list("pk", "topic_id", "difficulty")
-    )
+        .values_list("pk", "uid", "topic_id", "difficulty")
+    ):
+        page = pages[uid]
+        if page.is_choice:
+            questions.append(BankQuestion(pk, index[topic_id], tuple(options[pk]), difficulty))
+        else:
+            right, wrongs = responses(page.answer_key)
+            questions.append(BankQuestion(pk, index[topic_id], (), difficulty, right, wrongs))
     return BankExam(
         topic_ids=tuple(t.pk for t in topics),
         weights=tuple(Decimal(t.weight) for t in topics),
-        questions=questions,
+        questions=tuple(questions),
         mock_questions=exam.mock_question_count or 0,
         mock_minutes=exam.mock_duration_minutes or 30,
     )
@@ -185,7 +196,10 @@ def build_demo(
     answers feed. One transaction."""
     summary = DemoSummary()
     today, zone = timezone.localdate(), timezone.get_current_timezone()
-    bank = bank_exam(exam)
+    pages = question_pages(
+        Question.objects.published().for_exam(exam).values_list("uid", flat=True)
+    )
+    bank = bank_exam(exam, pages)
     if not bank.questions:
         return summary
     say(f"Simulating six weeks of practice of {size} learners")
@@ -213,7 +227,7 @@ def build_demo(
             )  # fmt: skip
         total = sum(h.answers for _, h in pairs)
         say(f"Writing {total:,} answers, their quizzes and mock exams")
-        attempts = _write(exam, bank, pairs)
+        attempts = _write(exam, bank, pairs, pages)
         say("Scheduling reviews and counting days")
         with seeded_scheduling(seed):
             for user, _ in pairs:
@@ -276,13 +290,25 @@ def _accounts(histories: list[History], group: Group, cohort: Cohort) -> dict[st
     return created
 
 
-def _write(exam: Exam, bank: BankExam, pairs: list[tuple[User, History]]) -> list[Attempt]:
+def _write(
+    exam: Exam, bank: BankExam, pairs: list[tuple[User, History]], pages: dict[str, QuestionPage]
+) -> list[Attempt]:
     """The quizzes, mock sittings, bookmarks and attempts of these histories. The attempts are
     inserted in the order the site would have recorded them (a quiz's or a page's answer when
     given, a mock sitting's at its submission), which is the order the readiness rebuild
-    replays. Returns the attempts, with their ids."""
-    texts = dict(Option.objects.filter(question__topic__exam=exam).values_list("key", "text"))
+    replays; each answer graded and kept as the site keeps it (its score, what was given of
+    each part). Returns the attempts, with their ids."""
     uids = dict(Question.objects.filter(topic__exam=exam).values_list("pk", "uid"))
+    page_of = {pk: pages[uid] for pk, uid in uids.items() if uid in pages}
+    grades: dict[tuple[int, tuple[str, ...]], Grade] = {}
+
+    def graded(answer: Answer) -> Grade:
+        """The answer's grade: learners give the same few answers, each graded once."""
+        key = (answer.question.pk, answer.chosen)
+        if key not in grades:
+            grades[key] = page_of[answer.question.pk].grade(answer.chosen)
+        return grades[key]
+
     quizzes, mocks = [], []
     for user, history in pairs:
         for record in history.quizzes:
@@ -340,7 +366,8 @@ def _write(exam: Exam, bank: BankExam, pairs: list[tuple[User, History]]) -> lis
             answered_at=sitting.answers[position].answered_at if position in sitting.answers
             else None,
             is_correct=position in sitting.answers and sitting.answers[position].correct,
-            score=float(position in sitting.answers and sitting.answers[position].correct),
+            score=graded(sitting.answers[position]).score if position in sitting.answers
+            else 0.0,
         )
         for _, history in pairs
         for sitting in history.mocks
@@ -352,13 +379,12 @@ def _write(exam: Exam, bank: BankExam, pairs: list[tuple[User, History]]) -> lis
 
     def attempt(user: User, answer: Answer, source: str, **links: object) -> Attempt:
         q = answer.question
-        right = set(q.correct_keys)
+        grade = graded(answer)
         return Attempt(
             learner=user, question_id=q.pk, question_uid=uids[q.pk], exam=exam,
             topic_id=bank.topic_ids[q.topic],
-            chosen=[{"key": k, "text": texts.get(k, ""), "correct": k in right}
-                    for k in answer.chosen],
-            is_correct=answer.correct, score=float(answer.correct),
+            chosen=answer_record(page_of[q.pk], grade),
+            is_correct=grade.is_correct, score=grade.score,
             time_spent=timedelta(seconds=answer.seconds) if answer.seconds is not None else None,
             source=source, serve_nonce=answer.nonce, answered_at=answer.answered_at, **links,
         )  # fmt: skip
