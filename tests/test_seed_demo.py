@@ -20,7 +20,9 @@ from progress.practice.models import Attempt, LearnerDay, Quiz, ReviewCard
 from progress.readiness.models import ExamReadiness, QuestionReadiness, StudyGoal
 from questions.bank.checks import check_documents
 from questions.bank.formats.courseiva import read_document
-from questions.models import Exam, Option, Question, Status
+from questions.models import Exam, Option, Part, Question, Status
+from questions.pages.snapshot import question_page
+from tests import items
 from tests.banks import DEMO_BANK
 
 pytestmark = pytest.mark.django_db
@@ -32,8 +34,17 @@ def seed(*args: str) -> str:
     return out.getvalue()
 
 
+def parts_of(question: dict[str, Any]) -> list[dict[str, Any]]:
+    """Everything of a question that carries a rationale: options, steps, prompts,
+    statements, blanks, gaps and each gap's choices."""
+    names = ("options", "steps", "prompts", "statements", "blanks", "gaps")
+    found = [element for name in names for element in question.get(name, [])]
+    return found + [choice for gap in question.get("gaps", []) for choice in gap["choices"]]
+
+
 def test_demo_bank_is_valid_and_rich_enough():
     document = read_document(DEMO_BANK)
+    assert document["version"] == 2
     assert check_documents([document]) == [[]]
     exams = document["exams"]
     assert len(exams) >= 2
@@ -47,7 +58,40 @@ def test_demo_bank_is_valid_and_rich_enough():
     assert sum(1 for q in questions if q["kind"] == "multiple") >= 3
     for question in questions:
         assert question.get("trap") or len(question["explanation"]) > 80
-        assert all(option["rationale"].strip() for option in question["options"])
+        assert parts_of(question)
+        assert all(part["rationale"].strip() for part in parts_of(question)), question["uid"]
+
+
+@pytest.mark.parametrize("exam", read_document(DEMO_BANK)["exams"], ids=lambda e: e["slug"])
+def test_each_demo_exam_has_every_type_and_a_case_study(exam):
+    questions = exam["questions"]
+    kinds = {q["kind"] for q in questions}
+    assert kinds == {"single", "multiple", "ordering", "matching", "yesno", "fillin", "dropdown"}
+    orderings = [q for q in questions if q["kind"] == "ordering"]
+    assert any(all("place" in step for step in q["steps"]) for q in orderings)
+    assert any(any("place" not in step for step in q["steps"]) for q in orderings)
+    matchings = [q for q in questions if q["kind"] == "matching"]
+    assert any(len(q["pool"]) > len({p["answer"] for p in q["prompts"]}) for q in matchings)
+    blanks = [b for q in questions if q["kind"] == "fillin" for b in q["blanks"]]
+    assert any("accepted" in b for b in blanks)
+    assert any(b.get("tolerance") and b.get("units") for b in blanks)
+    assert all("```" in q["exhibit"] for q in questions if q["kind"] == "dropdown")
+    assert any(q.get("scoring") == "partial" for q in questions)
+    assert all(q.get("trap") for q in questions if q["kind"] not in ("single", "multiple"))
+    (case,) = exam["case_studies"]
+    on_it = [q for q in questions if q.get("case_study") == case["slug"]]
+    assert 2 <= len(on_it) <= 3
+    assert len({q["kind"] for q in on_it}) == len(on_it)
+
+
+def test_every_demo_question_takes_its_right_answer_on_its_page(client, settings):
+    settings.DEBUG = False
+    seed()
+    for question in Question.objects.published():
+        page = items.page_of(question)
+        response = client.post(question.get_absolute_url(), items.right_post(page))
+        assert response.status_code == 200, question.uid
+        assert "✓</span> Correct" in response.text, question.uid
 
 
 def test_seed_loads_the_bank_and_creates_users_with_printed_passwords(settings):
@@ -162,10 +206,20 @@ def test_the_default_demo_fills_every_dashboard(settings):
 def snapshot() -> dict[str, Any]:
     """What the demo wrote, by names rather than ids: the answers, the figures, the reviews,
     the daily totals, the item statistics."""
-    positions = {
+    positions: dict[str, tuple[str | int, ...]] = {
         key: (uid, position)
         for key, uid, position in Option.objects.values_list("key", "question__uid", "position")
     }
+    positions |= {
+        key: (uid, "part", position)
+        for key, uid, position in Part.objects.values_list("key", "question__uid", "position")
+    }
+
+    def named(response: str) -> tuple[Any, ...]:
+        """An option key, or "<part or step key>=<value>" (questions.grading)."""
+        key, _, value = response.partition("=")
+        return (*positions[key], positions.get(value, value))
+
     return {
         "attempts": list(
             Attempt.objects.order_by("pk").values_list(
@@ -178,9 +232,10 @@ def snapshot() -> dict[str, Any]:
             )
         ),
         "chosen": [
-            [positions[c["key"]] for c in chosen]
+            [named(c["key"]) for c in chosen]
             for chosen in Attempt.objects.order_by("pk").values_list("chosen", flat=True)
         ],
+        "scores": list(Attempt.objects.order_by("pk").values_list("score", flat=True)),
         "figures": sorted(
             ExamReadiness.objects.values_list(
                 "learner__username", "pass_probability", "expected_percent", "answers"
@@ -214,6 +269,32 @@ def test_the_same_seed_gives_the_same_demo(settings):
     User.objects.all().delete()
     seed("--learners", "8", "--seed", "8")
     assert snapshot()["attempts"] != first["attempts"]
+
+
+def test_the_demo_class_answers_every_type_as_the_site_grades_it(settings):
+    settings.DEBUG = True
+    seed("--learners", "6")
+    exam = Exam.objects.order_by("position", "code").first()
+    assert exam is not None
+    attempts = Attempt.objects.filter(exam=exam).select_related("question")
+    kinds = {a.question.kind for a in attempts if a.question}
+    assert kinds == {"single", "multiple", "ordering", "matching", "yesno", "fillin", "dropdown"}
+    partial = 0
+    for attempt in attempts.exclude(question__kind__in=["single", "multiple"]):
+        assert attempt.question is not None
+        page = question_page(attempt.question.uid)
+        assert page is not None
+        grade = page.grade([c["key"] for c in attempt.chosen])
+        assert (grade.is_correct, grade.score) == (attempt.is_correct, attempt.score)
+        results = {result.key: result.correct for result in grade.parts}
+        for given in attempt.chosen:
+            assert given["correct"] == results[given["key"].partition("=")[0]]
+        partial += 0 < attempt.score < 1
+    assert partial > 0
+    assert {a.is_correct for a in attempts} == {True, False}
+    scored = MockItem.objects.filter(mock__exam=exam, answered_at__isnull=False)
+    assert scored.exists()
+    assert all(item.score is not None for item in scored)
 
 
 def test_demo_accounts_cannot_sign_in_and_are_marked_in_the_admin(settings):
