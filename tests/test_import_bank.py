@@ -156,6 +156,13 @@ def test_a_bank_nested_as_deep_as_allowed_is_checked_as_usual(tmp_path, capsys):
     assert "levels deep" not in err
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_numbers_json_does_not_have_are_refused(tmp_path, capsys, constant):
+    text = json.dumps(make_bank(1)).replace('"weight": 60', f'"weight": {constant}')
+    err = rejection(tmp_path, capsys, text)
+    assert f"(file): not valid JSON: {constant} is not a number JSON allows" in err
+
+
 def test_missing_file_is_a_clear_error(tmp_path, capsys):
     with pytest.raises(CommandError):
         run_import(tmp_path / "nope.json")

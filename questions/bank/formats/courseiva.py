@@ -42,7 +42,9 @@ def parse_document(raw: bytes | str) -> Document:
     except UnicodeDecodeError as error:
         raise BankError([Problem("(file)", f"not UTF-8 text ({error.reason})")]) from None
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_constant=_not_a_json_number)
+    except NotANumber as error:
+        raise BankError([Problem("(file)", f"not valid JSON: {error}")]) from None
     except json.JSONDecodeError as error:
         raise BankError(
             [
@@ -59,6 +61,16 @@ def parse_document(raw: bytes | str) -> Document:
     if not isinstance(document, dict):
         raise BankError([Problem("(document)", "a bank file is a JSON object")])
     return document
+
+
+class NotANumber(ValueError):
+    pass
+
+
+def _not_a_json_number(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which JSON has not: a tolerance of Infinity
+    # passed the schema's minimum, a NaN no comparison at all, and the database took neither.
+    raise NotANumber(f"{name} is not a number JSON allows")
 
 
 def _containers(value: dict[str, Any] | list[Any]) -> list[Any]:
