@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from questions.bank.checks import BankError, check_documents
 from questions.bank.document_import import import_document, planned_questions
+from questions.bank.foreign_import import import_upload
 from questions.bank.formats.courseiva import export_document
 from questions.models import CaseStudy, Exam, Kind, Option, Part, Question, Rationale, Scoring
 from tests import items
@@ -371,6 +372,19 @@ def test_a_bank_breaking_a_rule_is_refused_with_its_sentence_and_changes_nothing
     assert expected in err, err
     assert rows() == before
     assert dict(Question.objects.values_list("uid", "updated_at")) == stored
+
+
+def test_the_import_page_names_the_question_of_each_problem():
+    bank = item_bank()
+    question_of(bank, "item-03")["prompts"][0]["answer"] = 9
+    plan = import_upload("bank.json", json.dumps(bank).encode(), dry_run=True)
+    assert plan.errors == [
+        {
+            "where": "exams[0].questions[4].prompts",
+            "message": "prompt 1 needs its answer from the pool (question item-03)",
+        }
+    ]
+    assert not Question.objects.exists()
 
 
 def test_a_draft_may_leave_its_part_rationales_for_later():

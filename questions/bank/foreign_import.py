@@ -599,7 +599,7 @@ def _import_json_upload(label: str, raw: bytes, *, dry_run: bool) -> UploadPlan:
         if any(problem.path in ("(file)", "(document)") for problem in error.problems):
             raise UploadRefused("; ".join(str(problem) for problem in error.problems)) from None
         plan.errors = [
-            {"where": problem.path, "message": problem.message} for problem in error.problems
+            {"where": problem.path, "message": problem.text} for problem in error.problems
         ]
         return plan
     plan.written = not dry_run
