@@ -384,15 +384,15 @@ def _blank_problems(blank: dict[str, Any], base: str) -> list[Problem]:
     numeric = is_number(blank.get("number"))
     for name in ("number", "tolerance"):
         value = decimal(blank.get(name))
-        if value is None or not value.is_finite():
+        if value is None:
             continue
-        if value.as_tuple().exponent < -NUMBER_DECIMALS:  # type: ignore[operator]
-            problems.append(
-                Problem(f"{base}.{name}", f"use at most {NUMBER_DECIMALS} decimal places")
-            )
-        elif abs(value) >= Decimal(10) ** NUMBER_DIGITS:
+        if abs(value) >= Decimal(10) ** NUMBER_DIGITS:
             problems.append(
                 Problem(f"{base}.{name}", f"use at most {NUMBER_DIGITS} digits before the point")
+            )
+        elif value != value.quantize(Decimal(10) ** -NUMBER_DECIMALS):
+            problems.append(
+                Problem(f"{base}.{name}", f"use at most {NUMBER_DECIMALS} decimal places")
             )
     wrong_side = ("match_case", "ignore_spaces") if numeric else ("tolerance", "units")
     for name in wrong_side:

@@ -17,6 +17,7 @@ from questions.bank.item_fields import RATIONALE_NAMES
 from questions.grading import CHOICE_KINDS
 from questions.media import images as media
 from questions.models import (
+    MEDIA_URL_PREFIX,
     CaseStudy,
     Exam,
     Kind,
@@ -168,7 +169,7 @@ def media_references(document: Document) -> set[str]:
     an option, a part, a case study's scenario)."""
     names: set[str] = set()
     for text in _texts(document.get("exams", [])):
-        if media.MEDIA_URL_PREFIX in text:
+        if MEDIA_URL_PREFIX in text:
             names |= media.references(text)
     return names
 
@@ -277,10 +278,12 @@ def _export_items(question: Question, options: list[Option], parts: list[Part]) 
     if kind in CHOICE_KINDS:
         return {"options": [_export_option(option) for option in options]}
     if kind == Kind.ORDERING:
-        return {"steps": [_export_option(o, place=o.order, correct=None) for o in options]}
+        return {"steps": [_export_option(o, place=o.order, with_correct=False) for o in options]}
     if kind == Kind.MATCHING:
         number = {option.pk: index for index, option in enumerate(options, 1)}
-        pool = [_export_option(option, correct=None, needs_rationale=False) for option in options]
+        pool = [
+            _export_option(option, with_correct=False, needs_rationale=False) for option in options
+        ]
         return {
             "pool": pool,
             "prompts": [
@@ -355,18 +358,18 @@ def _with_rationale(values: dict[str, Any], part: Part) -> Document:
 def _export_option(
     option: Option,
     *,
-    correct: bool | None = True,
+    with_correct: bool = True,
     place: int | None = None,
     needs_rationale: bool = True,
 ) -> Document:
-    """An option, a step (with its place, without correct) or a pool's answer (whose
-    rationale is optional). `correct=None` leaves the flag out."""
+    """An option (a choice, a drop-down's choice), a step (with its place, without a
+    correct flag) or a pool's answer (without a flag, its rationale optional)."""
     try:
         rationale: Rationale | None = option.rationale
     except Rationale.DoesNotExist:
         rationale = None
     values: dict[str, Any] = {"text": option.text}
-    if correct is not None:
+    if with_correct:
         values["correct"] = option.is_correct
     if place is not None:
         values["place"] = place
