@@ -8,7 +8,10 @@ Run from the project root:
 
 It generates a reproducible bank (random.Random(0)) of N questions with four options each and
 times `questions.bank.document_import.import_document` twice: into an empty database, then the
-same document again (the idempotent re-import, where nothing changes). Then the same bank as a
+same document again (the idempotent re-import, where nothing changes). Then a bank of version 2
+of the format, N questions of the types beyond choice in turn (ordering with decoys, matching
+with a distractor, yes/no, fill-in texts and numbers, drop-downs in an exhibit), a case study
+per 20 of them, twice too. Then the first bank as a
 GIFT file (a $CATEGORY per topic, names, feedback) goes through `questions.bank.foreign_import`
 into an exam, twice; and as a QTI 3.0 content package (our own export: a section per topic, an
 item per question), twice. It only prints; it never fails on time. Each import is given in
@@ -192,6 +195,138 @@ def make_document(questions: int) -> dict[str, Any]:
             }
         ],
     }
+
+
+def make_item_question(rng: random.Random, uid: str, topic: str, kind: str) -> dict[str, Any]:
+    """A question of a type beyond choice, each part with its rationale: four steps and a
+    decoy, three prompts and a pool of four, four statements, two blanks (texts, a number),
+    two drop-down gaps of three choices."""
+
+    def part(**fields: Any) -> dict[str, Any]:
+        return {**fields, "rationale": prose(rng, 150), "tempting_because": prose(rng, 100)}
+
+    question: dict[str, Any] = {
+        "uid": uid,
+        "topic": topic,
+        "kind": kind,
+        "scoring": rng.choice(["all", "partial"]),
+        "stem": prose(rng, 300),
+        "explanation": prose(rng, 300),
+        "difficulty": rng.choice(["easy", "medium", "hard"]),
+        "status": "published",
+        "author": rng.choice(["A. Curator", "B. Reviewer", "C. Author"]),
+    }
+    if kind == "ordering":
+        places = [*rng.sample(range(1, 5), 4), None]
+        question["steps"] = [
+            part(text=phrase(rng), **({"place": place} if place else {})) for place in places
+        ]
+    elif kind == "matching":
+        question["pool"] = [{"text": phrase(rng)} for _ in range(4)]
+        answers = rng.sample(range(1, 5), 3)
+        question["prompts"] = [part(text=phrase(rng), answer=answer) for answer in answers]
+    elif kind == "yesno":
+        question["statements"] = [
+            part(text=phrase(rng), answer=rng.choice(["yes", "no"])) for _ in range(4)
+        ]
+    elif kind == "fillin":
+        question["blanks"] = [
+            part(label=phrase(rng), accepted=[rng.choice(WORDS), rng.choice(CODE_WORDS)]),
+            part(
+                label=phrase(rng),
+                number=rng.randint(1, 500),
+                tolerance=rng.choice([0, 0.5, 2]),
+                units=["ms", "milliseconds"],
+                feedback=[{"answer": "1000", "feedback": prose(rng, 80)}],
+            ),
+        ]
+    else:
+        question["exhibit"] = (
+            f"```\n{rng.choice(CODE_WORDS)}: [[1]]\n{rng.choice(CODE_WORDS)}: [[2]]\n```"
+        )
+        question["gaps"] = [
+            part(
+                label=phrase(rng),
+                choices=[
+                    {"text": phrase(rng), "correct": n == right, "rationale": prose(rng, 120)}
+                    for n in range(3)
+                ],
+            )
+            for right in (rng.randrange(3), rng.randrange(3))
+        ]
+    return question
+
+
+ITEM_KINDS = ("ordering", "matching", "yesno", "fillin", "dropdown")
+
+
+def make_item_document(questions: int) -> dict[str, Any]:
+    """Version 2: one exam of `questions` questions of the types beyond choice, in turn, and a
+    case study per 20 of them; the same bank on every run."""
+    rng = random.Random(1)
+    slugs = [slug for slug, _, _ in TOPICS]
+    cases = [
+        {"slug": f"case-{n:04d}", "title": phrase(rng)[:80], "scenario": prose(rng, 1200)}
+        for n in range((questions + 19) // 20)
+    ]
+    items = []
+    for n in range(questions):
+        question = make_item_question(
+            rng, f"bench-item-{n:05d}", rng.choice(slugs), ITEM_KINDS[n % len(ITEM_KINDS)]
+        )
+        if n % 4 == 0:
+            question["case_study"] = cases[n // 20]["slug"]
+        items.append(question)
+    return {
+        "format": "courseiva-bank",
+        "version": 2,
+        "exams": [
+            {
+                "slug": "bench-item-exam",
+                "code": "ITEMS",
+                "title": "Benchmark of every type",
+                "topics": [
+                    {"slug": slug, "title": title, "weight": weight}
+                    for slug, title, weight in TOPICS
+                ],
+                "case_studies": cases,
+                "questions": items,
+            }
+        ],
+    }
+
+
+def measure_items(backend: str, questions: int) -> None:
+    """Time the version-2 bank of every type: into the database, then the same again."""
+    from questions.bank.document_import import import_document
+
+    label = f"{backend:<8}"
+    document = make_item_document(questions)
+    exam = document["exams"][0]
+    parts = sum(
+        len(q.get(name, []))
+        for q in exam["questions"]
+        for name in ("prompts", "statements", "blanks", "gaps")
+    )
+    print(
+        f"{label} bank of every type (version 2): {questions:,} questions, {parts:,} parts, "
+        f"{len(exam['case_studies']):,} case studies "
+        f"({len(json.dumps(document).encode()) / 1e6:.1f} MB as JSON)",
+        flush=True,
+    )
+    for attempt in ("import", "re-import unchanged"):
+        cpu = time.process_time()
+        started = time.perf_counter()
+        summary = import_document(document)
+        seconds = time.perf_counter() - started
+        cpu = time.process_time() - cpu
+        aim = f"  [target: under {TARGET_SECONDS} s]" if attempt == "import" else ""
+        print(
+            f"{label} every type {attempt}: {seconds:6.2f} s (CPU {cpu:.2f} s), "
+            f"{summary.questions_created:,} created, {summary.questions_unchanged:,} "
+            f"unchanged{aim}",
+            flush=True,
+        )
 
 
 def small_document() -> dict[str, Any]:
@@ -414,6 +549,7 @@ def measure(backend: str, questions: int) -> Result:
         f"SQL queries of a first import: {first[1]:,} for {questions:,} questions, "
         f"{len(small):,} for {SMALL_BANK} questions"
     )
+    measure_items(backend, questions)
     measure_gift(backend, questions)
     measure_qti(backend, questions)
     return Result(backend, questions, first[0], again[0], first[1], again[1])
