@@ -247,6 +247,35 @@ BROKEN: dict[str, tuple[Edit, str]] = {
         set_fields("item-03", pool=[{"text": "Alone"}]),
         f"{Q}[4].pool: a matching's pool needs 2 to 12 answers (this one has 1) (question item-03)",
     ),
+    "a pool smaller than the prompts": (
+        edit_question(
+            "item-03",
+            lambda q: q.update(
+                pool=q["pool"][:2],
+                prompts=[*q["prompts"], {"text": "Prompt 3", "answer": 1, "rationale": "."}],
+            ),
+        ),
+        f"{Q}[4].pool: the pool has fewer answers than there are prompts (question item-03)",
+    ),
+    "thirteen statements": (
+        set_fields(
+            "item-04",
+            statements=[{"text": f"S{n}", "answer": "yes", "rationale": "."} for n in range(13)],
+        ),
+        f"{Q}[5].statements: a question has at most 12 parts (this one has 13) (question item-04)",
+    ),
+    "a fill-in without blanks": (
+        set_fields("item-05", blanks=[]),
+        f"{Q}[6].blanks: a fill-in needs at least one blank (question item-05)",
+    ),
+    "drop-downs without gaps": (
+        set_fields("item-06", gaps=[], exhibit="No gap here."),
+        f"{Q}[7].gaps: drop-downs need at least one gap (question item-06)",
+    ),
+    "an exhibit marking a gap twice": (
+        set_fields("item-06", exhibit="[[1]] [[2]] [[1]]"),
+        f"{Q}[7].exhibit: the exhibit marks a gap more than once (question item-06)",
+    ),
     "reuse outside matching": (
         set_fields("item-04", reuse_answers=True),
         f"{Q}[5].reuse_answers: only a matching question uses its answers again (question item-04)",
