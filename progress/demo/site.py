@@ -156,7 +156,9 @@ def bank_exam(exam: Exam, pages: dict[str, QuestionPage]) -> BankExam:
     ):
         page = pages[uid]
         if page.is_choice:
-            questions.append(BankQuestion(pk, index[topic_id], tuple(options[pk]), difficulty))
+            questions.append(
+                BankQuestion(pk, index[topic_id], tuple(options.get(pk, ())), difficulty)
+            )
         else:
             right, wrongs = responses(page.answer_key)
             questions.append(BankQuestion(pk, index[topic_id], (), difficulty, right, wrongs))
