@@ -20,7 +20,7 @@ from questions.models import Option, Part, Question, Rationale
 UPDATE_BATCH = 1000
 RATIONALE_FIELDS = ("why", "tempting_because", "right_when")
 OPTION_FIELDS = ("position", "text", "is_correct", "order", "part_id")
-# A part's own columns, in the order PartValues.columns gives them; its answer is linked apart.
+# A part's own columns, in the order PartValues.columns gives them, then its answer.
 PART_FIELDS = (
     "position",
     "prompt",
@@ -34,6 +34,7 @@ PART_FIELDS = (
     "feedback",
     *RATIONALE_FIELDS,
 )
+PART_COLUMNS = (*PART_FIELDS, "answer_id")
 
 
 @dataclass(frozen=True)
@@ -131,14 +132,22 @@ def write_items(
     per-option feedback, and re-importing them must not erase the curator's work. Our JSON
     carries every rationale, so it overwrites.
 
-    The parts go first (a drop-down's choices name their gap), then the options, then each
-    matching prompt's answer; what is surplus is deleted last, when nothing points at it."""
+    Each row is written once, whole: first the parts that name no option (a drop-down's
+    choices name their gap), then the options, then the parts that name their answer (a
+    matching's prompts); what is surplus is deleted last, when nothing points at it. A
+    second pass linking the new prompts to their answers (bulk_update's CASE per row) took
+    an import of 10,000 questions of every type on PostgreSQL from 7.9 s to 9.5 s."""
     written = OptionsWritten()
-    part_ids, stored_answers, surplus_parts = _write_parts(planned, stored_ids, written)
+    stored = _stored_parts(stored_ids)
+    answering = [item for item in planned if any(p.answer is not None for p in item.parts)]
+    answered = {item.question.pk for item in answering}
+    part_ids, surplus_parts = _write_parts(
+        [item for item in planned if item.question.pk not in answered], stored, {}, written
+    )
     option_ids, surplus_options = _write_options(
         planned, stored_ids, part_ids, written, keep_written
     )
-    _link_answers(planned, part_ids, option_ids, stored_answers, written)
+    surplus_parts += _write_parts(answering, stored, option_ids, written)[1]
     if surplus_options:
         Option.objects.filter(pk__in=surplus_options).delete()
     if surplus_parts:
@@ -146,58 +155,62 @@ def write_items(
     return written
 
 
-def _write_parts(
-    planned: Sequence[PlannedItems], stored_ids: Collection[int], written: OptionsWritten
-) -> tuple[dict[int, list[int]], dict[int, int | None], list[int]]:
-    """Create, update (matched by position) the parts; return each question's part ids in
-    order, the answer each stored part had, and the surplus parts to delete. Reads the stored
-    parts as values (one query, none when no question was stored before)."""
-    stored: dict[int, list[tuple[Any, ...]]] = {}  # id, question id, PART_FIELDS, answer id
+def _stored_parts(stored_ids: Collection[int]) -> dict[int, list[tuple[Any, ...]]]:
+    """The stored parts of these questions as values, by question and in their order: each
+    row its id, its question's id, then PART_COLUMNS. One query, none for no question."""
+    stored: dict[int, list[tuple[Any, ...]]] = {}
     for row in (
         Part.objects.filter(question__in=stored_ids)
         .order_by("question_id", "position", "id")
-        .values_list("pk", "question_id", *PART_FIELDS, "answer_id")
+        .values_list("pk", "question_id", *PART_COLUMNS)
     ):
         stored.setdefault(row[1], []).append(row)
+    return stored
+
+
+def _write_parts(
+    planned: Sequence[PlannedItems],
+    stored: dict[int, list[tuple[Any, ...]]],
+    option_ids: dict[int, list[int]],
+    written: OptionsWritten,
+) -> tuple[dict[int, list[int]], list[int]]:
+    """Create and update (matched by position) the parts of these questions, each linked to
+    its answer among `option_ids`; return each question's part ids in order and the surplus
+    parts to delete."""
     ids: dict[int, list[int | None]] = {}  # None: a part still to insert
-    answers: dict[int, int | None] = {}
-    new: list[tuple[int, list[Any]]] = []  # question id, PART_FIELDS
+    new: list[list[Any]] = []  # question id, then PART_COLUMNS
     changed: list[Part] = []
     surplus: list[int] = []
     for item in planned:
         pk = item.question.pk
         existing = stored.get(pk, [])
+        options = option_ids.get(pk, [])
         mine = ids.setdefault(pk, [])
         for position, part in enumerate(item.parts):
-            columns = part.columns(position)
+            answer = options[part.answer] if part.answer is not None else None
+            columns = [*part.columns(position), answer]
             if position >= len(existing):
-                new.append((pk, columns))
+                new.append([pk, *columns])
                 mine.append(None)
                 written.touched.add(pk)
                 continue
-            part_pk, _, *stored_columns, answer_id = existing[position]
+            part_pk, _, *stored_columns = existing[position]
             mine.append(part_pk)
-            answers[part_pk] = answer_id
             if stored_columns != columns:
-                changed.append(Part(pk=part_pk, **dict(zip(PART_FIELDS, columns, strict=True))))
+                changed.append(Part(pk=part_pk, **dict(zip(PART_COLUMNS, columns, strict=True))))
                 written.touched.add(pk)
         if len(existing) > len(item.parts):
             surplus.extend(extra[0] for extra in existing[len(item.parts) :])
             written.touched.add(pk)
-    new_ids = iter(
-        insert_rows(
-            Part,
-            ["question_id", *PART_FIELDS],
-            ([pk, *columns] for pk, columns in new),
-            returning_pk=True,
-        )
-    )
+    new_ids = iter(insert_rows(Part, ["question_id", *PART_COLUMNS], new, returning_pk=True))
     part_ids = {
         pk: [next(new_ids) if part_pk is None else part_pk for part_pk in mine]
         for pk, mine in ids.items()
     }
-    Part.objects.bulk_update(changed, PART_FIELDS, batch_size=UPDATE_BATCH)
-    return part_ids, answers, surplus
+    Part.objects.bulk_update(
+        changed, [name.removesuffix("_id") for name in PART_COLUMNS], batch_size=UPDATE_BATCH
+    )
+    return part_ids, surplus
 
 
 def _write_options(
@@ -289,27 +302,6 @@ def _write_options(
     insert_rows(Rationale, ["option_id", *RATIONALE_FIELDS], new_rationales)
     Rationale.objects.bulk_update(changed_rationales, RATIONALE_FIELDS, batch_size=UPDATE_BATCH)
     return option_ids, surplus
-
-
-def _link_answers(
-    planned: Sequence[PlannedItems],
-    part_ids: dict[int, list[int]],
-    option_ids: dict[int, list[int]],
-    stored_answers: dict[int, int | None],
-    written: OptionsWritten,
-) -> None:
-    """Point each matching prompt at its answer, now that every option has its id. A new
-    part had none."""
-    changed: list[Part] = []
-    for row, _, parts in planned:
-        options = option_ids.get(row.pk, [])
-        for part_pk, part in zip(part_ids.get(row.pk, []), parts, strict=True):
-            answer = options[part.answer] if part.answer is not None else None
-            if stored_answers.get(part_pk) != answer:
-                changed.append(Part(pk=part_pk, answer_id=answer))
-                if part_pk in stored_answers:
-                    written.touched.add(row.pk)
-    Part.objects.bulk_update(changed, ["answer"], batch_size=UPDATE_BATCH)
 
 
 def _rationale_row(option_id: int, why: Mapping[str, str]) -> tuple[int | str, ...]:
