@@ -10,6 +10,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.test import Client, RequestFactory
+from django.urls import reverse
 
 from progress.accounts.models import User
 from progress.cohorts.models import Cohort, ItemStatistic, Membership
@@ -111,7 +112,7 @@ def test_seed_loads_the_bank_and_creates_users_with_printed_passwords(settings):
     # it is seeded (a second run replaces the class and keeps the learner's history).
     answers = Attempt.objects.filter(learner__username="learner").count()
     seed("--learners", "3")
-    cohort = Cohort.objects.get(name="Demo class")
+    cohort = Cohort.objects.exclude(exam__slug="gcp-pmle").get(name="Demo class")
     assert [u.username for u in cohort.instructors.all()] == ["instructor"]
     assert "learner" in {u.username for u in cohort.learners.all()}
     assert cohort.learners.count() == 4
@@ -149,7 +150,7 @@ def test_the_default_demo_fills_every_dashboard(settings):
     settings.DEBUG = True
     out = seed()
     assert re.search(r"^Demo class: 40 learners, [\d,]+ answers over six weeks", out, re.M)
-    cohort = Cohort.objects.get(name="Demo class")
+    cohort = Cohort.objects.exclude(exam__slug="gcp-pmle").get(name="Demo class")
     assert cohort.learners.count() == 41
     assert (cohort.target_date - cohort.created_at.date()).days == 21
     class_answers = Attempt.objects.exclude(learner__username="learner")
@@ -161,7 +162,9 @@ def test_the_default_demo_fills_every_dashboard(settings):
     # Six weeks, with days off: each learner practised on some days, not on every one.
     days = LearnerDay.objects.values_list("day", flat=True)
     assert (max(days) - min(days)).days >= 35
-    assert LearnerDay.objects.filter(learner__username="learner").count() < 21
+    first = cohort.exam  # on one exam; the PMLE practice falls on other days too
+    practised = Attempt.objects.filter(learner__username="learner", exam=first)
+    assert practised.dates("answered_at", "day").count() < 21
 
     instructor = signed_in("instructor")
     page = instructor.get(cohort.get_absolute_url())
@@ -196,7 +199,7 @@ def test_the_default_demo_fills_every_dashboard(settings):
     text = home.content.decode()
     assert "likely to pass a mock exam today" in text
     assert re.search(r"Review due questions \(\d+\)", text)
-    goal = StudyGoal.objects.get(learner__username="learner")
+    goal = StudyGoal.objects.get(learner__username="learner", exam=cohort.exam)
     assert goal.days_left == 21
     plan = learner.get(f"/progress/plan/{goal.exam.slug}/")
     assert plan.status_code == 200
@@ -301,7 +304,7 @@ def test_demo_accounts_cannot_sign_in_and_are_marked_in_the_admin(settings):
     settings.DEBUG = True
     seed("--learners", "5")
     demo = User.objects.filter(groups__name=DEMO_GROUP)
-    assert demo.count() == 5
+    assert demo.count() == 10  # five in each demo cohort: the first exam's and the PMLE one
     for user in demo:
         assert not user.has_usable_password()
         request = RequestFactory().post("/accounts/login/")
@@ -312,7 +315,7 @@ def test_demo_accounts_cannot_sign_in_and_are_marked_in_the_admin(settings):
     assert DEMO_GROUP in page.content.decode()  # the group filter offers it
     group_id = Group.objects.get(name=DEMO_GROUP).pk
     filtered = admin.get(f"/admin/progress/user/?groups__id__exact={group_id}")
-    assert filtered.context["cl"].result_count == 5
+    assert filtered.context["cl"].result_count == 10
 
 
 def test_clear_removes_the_demo_class_and_nothing_else(settings):
@@ -324,7 +327,8 @@ def test_clear_removes_the_demo_class_and_nothing_else(settings):
     assert own
     assert Attempt.objects.count() > len(own)
     out = seed("--clear")
-    assert re.search(r"Removed the demo class: 6 learners, [\d,]+ answers", out)
+    # six learners in each demo cohort: the first exam's and the PMLE one
+    assert re.search(r"Removed the demo class: 12 learners, [\d,]+ answers", out)
     assert not User.objects.filter(groups__name=DEMO_GROUP).exists()
     assert set(User.objects.values_list("username", flat=True)) == {
         "learner", "instructor", "admin",
@@ -332,9 +336,31 @@ def test_clear_removes_the_demo_class_and_nothing_else(settings):
     assert set(Attempt.objects.values_list("pk", flat=True)) == own
     assert Quiz.objects.count() == own_quizzes
     assert not MockExam.objects.exclude(learner=learner).exists()
-    assert list(Membership.objects.values_list("learner__username", flat=True)) == ["learner"]
+    # the learner stays in the demo cohorts: the first exam's and the PMLE one
+    assert set(Membership.objects.values_list("learner__username", flat=True)) == {"learner"}
+    assert Membership.objects.count() == 2
     assert Exam.objects.count() >= 2
     # The figures their answers went into are recomputed without them.
     assert set(ItemStatistic.objects.values_list("learners", flat=True)) <= {0, 1}
     assert StudyGoal.objects.filter(learner=learner).exists()
     assert "No demo class" in seed("--clear")
+
+
+def test_the_demo_practises_the_real_pmle_exam_too(settings):
+    settings.DEBUG = True
+    out = seed("--learners", "4")
+    assert "The class and the learner practise PMLE too." in out
+    pmle = Exam.objects.get(slug="gcp-pmle")
+    assert Question.objects.published().for_exam(pmle).count() >= 150
+    cohort = Cohort.objects.get(name="Demo class", exam=pmle)
+    assert cohort.learners.count() == 5
+    learner = User.objects.get(username="learner")
+    assert Attempt.objects.filter(learner=learner, exam=pmle).count() > 50
+    assert ExamReadiness.objects.filter(learner=learner, exam=pmle).exists()
+    assert StudyGoal.objects.filter(learner=learner, exam=pmle).exists()
+    instructor = signed_in("instructor")
+    analysis = instructor.get(reverse("item_analysis", args=[pmle.slug]) + f"?cohort={cohort.code}")
+    assert analysis.status_code == 200
+    assert "pmle-0" in analysis.text
+    plan = signed_in("learner").get(reverse("study_plan", args=[pmle.slug]))
+    assert plan.status_code == 200

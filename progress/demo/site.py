@@ -14,9 +14,9 @@ same state as ten thousand answers posted one by one, in a few seconds."""
 
 import random
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -70,6 +70,7 @@ class DemoSummary:
     learner_answers: int = 0
     learner_reviews_due: int = 0
     learner_kept: bool = False  # the demo learner had practised already: history left alone
+    other_exams: list[str] = field(default_factory=list)  # practised too, by the same class
 
     def line(self) -> str:
         own = (
@@ -78,10 +79,15 @@ class DemoSummary:
             else f"the learner: {self.learner_answers:,} answers, "
             f"{self.learner_reviews_due} reviews due, a mock exam and a goal"
         )
+        also = (
+            f" The class and the learner practise {', '.join(self.other_exams)} too."
+            if self.other_exams
+            else ""
+        )
         return (
             f"Demo class: {self.learners} learners, {self.answers:,} answers over six weeks, "
             f"{self.quizzes:,} quizzes, {self.mocks} mock exams, {self.bookmarks} bookmarks, "
-            f"{self.at_risk} at risk; {own}."
+            f"{self.at_risk} at risk; {own}.{also}"
         )
 
 
@@ -184,78 +190,115 @@ def seeded_scheduling(seed: int) -> Iterator[None]:
         random.setstate(state)
 
 
+@dataclass
+class _Plan:
+    """One exam's part of the demo: its class's histories and the demo learner's own."""
+
+    exam: Exam
+    cohort: Cohort
+    bank: BankExam
+    pages: dict[str, QuestionPage]
+    histories: list[History]
+    own: History | None
+
+
 def build_demo(
-    exam: Exam,
-    cohort: Cohort,
+    exams: Sequence[tuple[Exam, Cohort]],
     learner: User,
     *,
     seed: int = 0,
     size: int = CLASS_SIZE,
     say: Say = lambda message: None,
 ) -> DemoSummary:
-    """Replace the demo class with `size` simulated learners (for the seed) and, when the demo
-    learner has not practised yet, give them a history of their own; then recompute what the
-    answers feed. One transaction."""
+    """Replace the demo classes with `size` simulated learners (for the seed) in each of
+    `exams`' cohorts and, on each exam the demo learner has not practised yet, give them a
+    history of their own; then recompute what the answers feed. One transaction. The summary
+    counts the first exam's class."""
     summary = DemoSummary()
     today, zone = timezone.localdate(), timezone.get_current_timezone()
-    pages = question_pages(
-        Question.objects.published().for_exam(exam).values_list("uid", flat=True)
-    )
-    bank = bank_exam(exam, pages)
-    if not bank.questions:
+    plans: list[_Plan] = []
+    for index, (exam, cohort) in enumerate(exams):
+        pages = question_pages(
+            Question.objects.published().for_exam(exam).values_list("uid", flat=True)
+        )
+        bank = bank_exam(exam, pages)
+        if not bank.questions:
+            continue
+        say(f"Simulating six weeks of practice of {size} learners on {exam.code}")
+        histories = simulate_class(bank, size, seed + index, today, zone)
+        own = None
+        if not Attempt.objects.filter(learner=learner, exam=exam).exists():
+            own = simulate_learner(learner.username, bank, seed + index, today, zone)
+        plans.append(_Plan(exam, cohort, bank, pages, histories, own))
+    if not plans:
         return summary
-    say(f"Simulating six weeks of practice of {size} learners")
-    histories = simulate_class(bank, size, seed, today, zone)
-    own = None
-    if not Attempt.objects.filter(learner=learner).exists():
-        own = simulate_learner(learner.username, bank, seed, today, zone)
-    summary.learner_kept = own is None
+    summary.learner_kept = all(plan.own is None for plan in plans)
     with transaction.atomic():
         # The class is replaced; what its answers fed is recomputed below.
         User.objects.filter(groups__name=DEMO_GROUP).delete()
         group = demo_group()
-        accounts = _accounts(histories, group, cohort)
-        pairs = [(accounts[h.profile.username], h) for h in histories]
-        if own is not None:
-            pairs.append((learner, own))
-            first = min(_times(own))
-            Membership.objects.filter(cohort=cohort, learner=learner).update(
-                joined_at=first - timedelta(days=1)
-            )
-            StudyGoal.objects.update_or_create(
-                learner=learner, exam=exam,
-                defaults={"target_date": today + timedelta(days=TARGET_DAYS),
-                          "daily_questions": 20},
-            )  # fmt: skip
-        total = sum(h.answers for _, h in pairs)
-        say(f"Writing {total:,} answers, their quizzes and mock exams")
-        attempts = _write(exam, bank, pairs, pages)
-        say("Scheduling reviews and counting days")
-        with seeded_scheduling(seed):
-            for user, _ in pairs:
-                mine = sorted(
-                    (a for a in attempts if a.learner_id == user.pk), key=lambda a: a.pk or 0
+        first = plans[0]
+        # Each exam has its own class: the first exam's learners by their names, the other
+        # exams' with the exam's code after it (their simulated lives differ).
+        people: list[User] = []
+        classes: list[list[User]] = []
+        for plan in plans:
+            suffix = "" if plan is first else f"-{plan.exam.code.lower()}"
+            accounts = _accounts(plan.histories, group, plan.cohort, suffix)
+            classes.append([accounts[h.profile.username + suffix] for h in plan.histories])
+            people += classes[-1]
+        attempts: list[Attempt] = []
+        for plan, members in zip(plans, classes, strict=True):
+            pairs = list(zip(members, plan.histories, strict=True))
+            if plan.own is not None:
+                pairs.append((learner, plan.own))
+                started = min(_times(plan.own))
+                Membership.objects.filter(cohort=plan.cohort, learner=learner).update(
+                    joined_at=started - timedelta(days=1)
                 )
+                StudyGoal.objects.update_or_create(
+                    learner=learner, exam=plan.exam,
+                    defaults={"target_date": today + timedelta(days=TARGET_DAYS),
+                              "daily_questions": 20},
+                )  # fmt: skip
+            total = sum(h.answers for _, h in pairs)
+            say(f"Writing {total:,} answers on {plan.exam.code}, their quizzes and mock exams")
+            attempts += _write(plan.exam, plan.bank, pairs, plan.pages)
+        say("Scheduling reviews and counting days")
+        mine: dict[int, list[Attempt]] = {}
+        for attempt in sorted(attempts, key=lambda a: a.pk or 0):
+            mine.setdefault(attempt.learner_id, []).append(attempt)
+        with seeded_scheduling(seed):
+            for user in [*people, learner]:
                 ReviewCard.objects.schedule(
                     user.pk,
-                    [(a.question_id, a.score, a.answered_at) for a in mine if a.question_id],
+                    [
+                        (a.question_id, a.score, a.answered_at)
+                        for a in mine.get(user.pk, [])
+                        if a.question_id
+                    ],
                 )
                 LearnerDay.objects.rebuild(user.pk)
         say("Replaying every answer through the readiness model")
         rebuild_readiness(Attempt.objects, fit=False)
         # The questions' difficulties, as the worker's next batch would move them.
         apply_question_batch(Attempt.objects)
-        refresh_exam_readiness(Membership.objects.filter(cohort=cohort).values("learner_id"), exam)
+        for plan in plans:
+            refresh_exam_readiness(
+                Membership.objects.filter(cohort=plan.cohort).values("learner_id"), plan.exam
+            )
         say("Computing the item statistics")
         compute_item_statistics()
+    histories = first.histories
     summary.learners = len(histories)
     summary.answers = sum(h.answers for h in histories)
     summary.quizzes = sum(len(h.quizzes) for h in histories)
     summary.mocks = sum(len(h.mocks) for h in histories)
     summary.bookmarks = sum(len(h.bookmarks) for h in histories)
-    summary.at_risk = cohort_table(cohort, page_size=None).at_risk
-    if own is not None:
-        summary.learner_answers = own.answers
+    summary.at_risk = cohort_table(first.cohort, page_size=None).at_risk
+    summary.other_exams = [plan.exam.code for plan in plans[1:]]
+    if first.own is not None:
+        summary.learner_answers = first.own.answers
         summary.learner_reviews_due = ReviewCard.objects.due(learner).count()
     return summary
 
@@ -269,15 +312,19 @@ def _times(history: History) -> Iterator[datetime]:
         yield answer.answered_at
 
 
-def _accounts(histories: list[History], group: Group, cohort: Cohort) -> dict[str, User]:
-    """The class's accounts: no usable password (nobody signs in as them), in the Demo data
-    group, members of the cohort since the day before their first answer."""
+def _accounts(
+    histories: list[History], group: Group, cohort: Cohort, suffix: str = ""
+) -> dict[str, User]:
+    """The class's accounts (their usernames with `suffix`): no usable password (nobody
+    signs in as them), in the Demo data group, members of the cohort since the day before
+    their first answer."""
     users = []
     for history in histories:
         p = history.profile
+        username = p.username + suffix
         user = User(
-            username=p.username, first_name=p.first_name, last_name=p.last_name,
-            email=f"{p.username}@demo.example.com",
+            username=username, first_name=p.first_name, last_name=p.last_name,
+            email=f"{username}@demo.example.com",
             date_joined=min(_times(history)) - timedelta(days=1),
         )  # fmt: skip
         user.set_unusable_password()

@@ -22,6 +22,10 @@ from questions.bank.formats.courseiva import read_document
 from questions.models import Exam
 
 DEMO_BANK = Path(settings.BASE_DIR) / "questions" / "demo" / "demo-bank.json"
+# A real exam to practise for (docs/pmle.md): loaded beside the demo's, and practised by the
+# demo class and the demo learner too.
+PMLE_BANK = Path(settings.BASE_DIR) / "questions" / "demo" / "pmle-bank.json"
+PMLE_SLUG = "gcp-pmle"
 
 
 class Command(BaseCommand):
@@ -65,24 +69,30 @@ class Command(BaseCommand):
             return
         if options["learners"] < 1:
             raise CommandError("--learners must be at least 1.")
-        try:
-            summary = import_document(read_document(DEMO_BANK))
-        except BankError as error:  # the shipped bank is tested; this guards local edits
-            raise CommandError(f"The demo bank {DEMO_BANK} is invalid:\n{error}") from None
-        for line in summary.lines():
-            self.stdout.write(line)
+        for path in (DEMO_BANK, PMLE_BANK):
+            try:
+                summary = import_document(read_document(path))
+            except BankError as error:  # the shipped banks are tested; this guards local edits
+                raise CommandError(f"The demo bank {path} is invalid:\n{error}") from None
+            for line in summary.lines():
+                self.stdout.write(line)
         if not settings.DEBUG:
             self.stdout.write("DEBUG is off: demo users are not created on a production site.")
             return
         started = time.perf_counter()
         with transaction.atomic():
             users, passwords = create_demo_users()
-            exam = Exam.objects.order_by("position", "code").first()
+            # The first demo exam, and the real one: the class practises both.
+            first = Exam.objects.exclude(slug=PMLE_SLUG).order_by("position", "code").first()
+            exams = [e for e in (first, Exam.objects.filter(slug=PMLE_SLUG).first()) if e]
             built = None
-            if exam is not None:
-                cohort = demo_cohort(exam, users["instructor"], users["learner"])
+            if exams:
+                cohorts = [
+                    (exam, demo_cohort(exam, users["instructor"], users["learner"]))
+                    for exam in exams
+                ]
                 built = build_demo(
-                    exam, cohort, users["learner"], seed=options["seed"],
+                    cohorts, users["learner"], seed=options["seed"],
                     size=options["learners"], say=self._progress(options["verbosity"]),
                 )  # fmt: skip
         self.stdout.write(self.style.SUCCESS("Demo users (username, password):"))
