@@ -1,7 +1,8 @@
 """The Professional Machine Learning Engineer bank keeps the promises docs/pmle.md makes:
-Google's sections and weights, enough original questions in proportion, every rationale part,
-Google Cloud references, no retired product names, questions on Vertex Explainable AI saying it
-is going, no length cue, a clean import, and no open flag of the bank lint."""
+Google's sections and weights, enough original questions in proportion, mostly choice questions
+with a few of the other types and a case study, every rationale part, Google Cloud references,
+no retired product names, questions on Vertex Explainable AI saying it is going, no length cue,
+a clean import, every question taking its right answer, and no open flag of the bank lint."""
 
 import json
 import re
@@ -17,6 +18,7 @@ from questions.bank.document_import import import_document
 from questions.bank.formats.courseiva import read_document
 from questions.lint.bank import bank_flags
 from questions.models import Exam, Question
+from tests import items
 
 PMLE_BANK = Path(__file__).resolve().parents[1] / "questions" / "demo" / "pmle-bank.json"
 GUIDE_URL = "https://cloud.google.com/learn/certification/guides/machine-learning-engineer"
@@ -76,12 +78,26 @@ def questions() -> list[dict[str, Any]]:
     return exam()["questions"]
 
 
+CHOICE_KINDS = {"single", "multiple"}
+OTHER_KINDS = {"ordering", "matching", "yesno", "fillin", "dropdown"}
+
+
+def parts_of(question: dict[str, Any]) -> list[dict[str, Any]]:
+    """What carries the three rationale parts: options, steps, prompts, statements, blanks,
+    gaps and each gap's choices (a matching's pool answers are explained by its prompts)."""
+    names = ("options", "steps", "prompts", "statements", "blanks", "gaps")
+    found = [element for name in names for element in question.get(name, [])]
+    return found + [choice for gap in question.get("gaps", []) for choice in gap["choices"]]
+
+
 def texts(question: dict[str, Any]) -> list[str]:
-    found = [question["stem"], question.get("trap", ""), question["explanation"]]
+    found = [question["stem"], question.get("exhibit", ""), question.get("trap", "")]
+    found += [question["explanation"]]
     found += [reference["title"] for reference in question["references"]]
-    for option in question["options"]:
-        found += [option["text"], option["rationale"]]
-        found += [option["tempting_because"], option["right_when"]]
+    for part in parts_of(question) + question.get("pool", []):
+        found += [part.get(name, "") for name in ("text", "label", "rationale")]
+        found += [part.get("tempting_because", ""), part.get("right_when", "")]
+        found += [feedback["feedback"] for feedback in part.get("feedback", [])]
     return found
 
 
@@ -117,8 +133,21 @@ def test_there_are_enough_questions_in_proportion_to_the_weights() -> None:
 
 def test_most_questions_are_single_or_multiple_choice_as_on_the_real_exam() -> None:
     kinds = [q["kind"] for q in questions()]
-    assert set(kinds) <= {"single", "multiple"}
+    assert set(kinds) == CHOICE_KINDS | OTHER_KINDS
     assert kinds.count("single") > kinds.count("multiple")
+    # The other types practise the same tasks differently; they stay a small share.
+    assert sum(kinds.count(kind) for kind in OTHER_KINDS) <= 0.1 * len(kinds)
+
+
+def test_the_case_study_shows_its_scenario_beside_its_questions() -> None:
+    (case,) = exam()["case_studies"]
+    assert bank()["version"] == 2
+    assert (case["slug"], case["title"]) == ("larkspur-mobility", "Larkspur Mobility")
+    assert "europe-west4" in case["scenario"]
+    on_it = [q for q in questions() if q.get("case_study") == case["slug"]]
+    assert [q["uid"] for q in on_it] == ["pmle-0170", "pmle-0171", "pmle-0172"]
+    assert {q["kind"] for q in on_it} == {"single", "yesno", "multiple"}
+    assert all("case_study" not in q for q in questions() if q not in on_it)
 
 
 def test_every_question_is_complete_and_published_under_the_editorial_byline() -> None:
@@ -132,9 +161,11 @@ def test_every_question_is_complete_and_published_under_the_editorial_byline() -
         assert q["reviewed_on"] == REVIEWED_ON.isoformat(), where
         assert q["status"] == "published", where
         assert q["author"] == "Courseiva editorial team", where
-        for option in q["options"]:
+        assert parts_of(q), where
+        for element in parts_of(q):
+            name = element.get("text") or element["label"]
             for part in ("rationale", "tempting_because", "right_when"):
-                assert option[part].strip(), f"{where}: {option['text'][:40]} has no {part}"
+                assert element[part].strip(), f"{where}: {name[:40]} has no {part}"
 
 
 def test_every_question_cites_google_cloud_or_google_developers_documentation() -> None:
@@ -181,6 +212,8 @@ def test_the_correct_option_is_not_the_longest_more_often_than_chance() -> None:
     longest = 0
     chance = 0.0
     for q in questions():
+        if q["kind"] not in CHOICE_KINDS:
+            continue
         options = q["options"]
         lengths = [len(option["text"]) for option in options]
         top = max(lengths)
@@ -220,6 +253,19 @@ def test_the_bank_imports(capsys: pytest.CaptureFixture[str]) -> None:
     assert Question.objects.filter(topic__exam=imported, status="published").count() == len(
         questions()
     )
+
+
+@pytest.mark.django_db
+def test_every_question_takes_its_right_answer_on_its_page(client, settings) -> None:
+    settings.DEBUG = False
+    import_document(read_document(PMLE_BANK))
+    published = Question.objects.published().filter(topic__exam__slug="gcp-pmle")
+    assert published.count() == len(questions())
+    for question in published:
+        page = items.page_of(question)
+        response = client.post(question.get_absolute_url(), items.right_post(page))
+        assert response.status_code == 200, question.uid
+        assert "✓</span> Correct" in response.text, question.uid
 
 
 @pytest.mark.django_db
