@@ -4,6 +4,7 @@ rationales, and a helper to post a right (or a chosen) answer to it."""
 from decimal import Decimal
 from typing import Any, cast
 
+from questions.grading import Response
 from questions.models import CaseStudy, Kind, Option, Part, Question, Rationale, Scoring, Topic
 from questions.pages.snapshot import QuestionPage, question_page
 from tests.factories import QuestionFactory, TopicFactory
@@ -166,6 +167,14 @@ def right_post(page: QuestionPage) -> dict[str, Any]:
             prefix = {"matching": "match-", "yesno": "yesno-", "dropdown": "gap-"}[page.kind]
             data[prefix + part.key] = part.answer.answer
     return data
+
+
+def right_response(page: QuestionPage) -> Response:
+    """The right answer to `page` as it is graded and stored (a mock item's keys)."""
+    if page.is_choice:
+        return Response(choices=tuple(sorted(o.key for o in page.options if o.is_correct)))
+    fields = right_post(page).items()
+    return Response(values=tuple((name.split("-", 1)[1], value) for name, value in fields))
 
 
 def page_of(question: Question) -> QuestionPage:

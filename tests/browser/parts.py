@@ -59,6 +59,26 @@ def answer_every_part(page: Any) -> None:
         gap.select_option(index=1)
 
 
+def answer_shown(page: Any, option: int = 1) -> None:
+    """Answers the question shown, whatever its type, as a person would: ticks the option
+    numbered `option` of a choice question (right or wrong), or gives every part of another
+    an answer (answer_every_part)."""
+    page.locator("form.answer-form").wait_for()
+    if page.locator("input[name=choice]").count():
+        page.locator(f"label[for=choice-{option}]").click()
+    else:
+        answer_every_part(page)
+
+
+def answer_fields(page: Any) -> list[list[str]]:
+    """The (name, value) pairs the answer form would post, without its CSRF token: to see
+    that an answer saved is the one shown again."""
+    fields: list[list[str]] = page.locator("form.answer-form").evaluate(
+        "form => [...new FormData(form)].filter(([name]) => name !== 'csrfmiddlewaretoken')"
+    )
+    return fields
+
+
 def check(page: Any) -> None:
     page.get_by_role("button", name="Check answer").click()
     expect(page.locator("#result")).to_be_visible()

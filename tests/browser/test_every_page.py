@@ -22,11 +22,12 @@ from progress.practice.recording import record_attempt
 from progress.readiness.models import StudyGoal
 from questions.bank.document_import import import_document
 from questions.bank.formats.courseiva import read_document
+from questions.grading import Grade
 from questions.models import Exam, Kind, Question
-from questions.pages.snapshot import question_page
+from questions.pages.snapshot import QuestionPage, question_page
 from tests import items
 from tests.banks import DEMO_BANK
-from tests.browser.parts import answer_every_part, check
+from tests.browser.parts import answer_every_part, answer_shown, check
 from tests.factories import InstructorFactory, StaffFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,11 +47,11 @@ class Visit:
 
 
 def answer_first_option(page) -> None:
+    """Answers the question shown: its first option, or any answer to each of its parts."""
     if page.locator("#result").count():
         return  # answered on an earlier pass: the page shows the result
-    page.locator("label[for=choice-1]").click()
-    page.get_by_role("button", name="Check answer").click()
-    page.locator("#result").wait_for()
+    answer_shown(page)
+    check(page)
 
 
 def answer_the_parts(page) -> None:
@@ -85,6 +86,14 @@ def set_a_goal(page) -> None:
     page.get_by_role("status").wait_for()
 
 
+def some_grade(page: QuestionPage) -> Grade:
+    """The grade of an answer to `page`: its first option (right or wrong), or the right
+    answer to a question of another type."""
+    if page.is_choice:
+        return page.grade([page.options[0].key])
+    return page.grade(items.right_response(page))
+
+
 @pytest.fixture
 def site():
     """A small site with something on every page: the demo bank, a learner with answers,
@@ -101,9 +110,7 @@ def site():
     for who in [learner, *others]:
         for question in questions[:12]:
             page = question_page(question.uid)
-            keys = [option.key for option in page.options][:1]
-            grade = page.grade(keys)
-            record_attempt(learner=who, page=page, grade=grade, source=Source.PAGE)
+            record_attempt(learner=who, page=page, grade=some_grade(page), source=Source.PAGE)
     Bookmark.objects.create(learner=learner, question=questions[0])
     Note.objects.create(learner=learner, question=questions[0], text="Remember the <b>trap</b>.")
     StudyGoal.objects.create(
@@ -114,7 +121,7 @@ def site():
     for item in done.items.select_related("question"):
         page = question_page(item.question.uid)
         record_attempt(
-            learner=learner, page=page, grade=page.grade([page.options[0].key]),
+            learner=learner, page=page, grade=some_grade(page),
             source=Source.QUIZ, quiz_item=item,
         )  # fmt: skip
     open_quiz = Quiz.objects.start(

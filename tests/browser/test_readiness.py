@@ -14,6 +14,7 @@ from questions.bank.document_import import import_document
 from questions.bank.formats.courseiva import read_document
 from questions.models import Exam
 from tests.banks import DEMO_BANK
+from tests.browser.parts import answer_shown
 from tests.factories import record_answer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -39,7 +40,7 @@ def test_readiness_after_practice_and_practice_the_weakest_topic(page):
     # One answer on a question page: the dashboard says what is missing instead of a number.
     first = topics[0].questions.published().order_by("-position").first()
     page.goto(f"/questions/{first.uid}/")
-    page.locator("label[for=choice-1]").click()
+    answer_shown(page)
     page.get_by_role("button", name="Check answer").click()
     expect(page.locator("#result")).to_be_visible()
     page.goto("/progress/")
