@@ -400,8 +400,81 @@ class FormFields(HTMLParser):
             self._select = None
 
 
-def choices_of(page: str) -> list[str]:
-    return re.findall(r'name="choice" value="([^"]+)"', page)
+# The names of a question's answer inputs: an option of a choice question, then each type's
+# parts (questions/pages/forms.py).
+ANSWER_PREFIXES = ("choice", "place-", "match-", "yesno-", "gap-", "blank-")
+
+
+class AnswerInputs(HTMLParser):
+    """The answer inputs of a question page's form (class answer-form), in page order: each
+    name's choices (radio, checkbox and option values but the empty "Choose…"), and what the
+    page shows as given (checked, selected, typed)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.inside = False
+        self.choices: dict[str, list[str]] = {}
+        self.shown: dict[str, str] = {}
+        self._select = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {key: value or "" for key, value in attrs}
+        if tag == "form":
+            self.inside = "answer-form" in a.get("class", "").split()
+        name = a.get("name", "")
+        if not self.inside:
+            return
+        if tag in ("input", "select") and name.startswith(ANSWER_PREFIXES):
+            self.choices.setdefault(name, [])
+            if tag == "select":
+                self._select = name
+            elif a.get("type") in ("radio", "checkbox"):
+                self.choices[name].append(a.get("value", "on"))
+                if "checked" in a:
+                    self.shown[name] = a.get("value", "on")
+            elif a.get("value"):
+                self.shown[name] = a["value"]
+        elif tag == "option" and self._select and a.get("value"):
+            self.choices[self._select].append(a["value"])
+            if "selected" in a:
+                self.shown[self._select] = a["value"]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+        elif tag == "select":
+            self._select = ""
+
+
+def answer_of(page: str) -> dict[str, str]:
+    """An answer to the question `page` shows, of whatever type, right or wrong, that its
+    form accepts: the first option; the steps in the order shown; the pool's answers in
+    turn; Yes; every drop-down's first choice; 1 in every blank. Empty when the page shows no
+    question."""
+    inputs = AnswerInputs()
+    inputs.feed(page)
+    answer, placed, matched = {}, 0, 0
+    for name, choices in inputs.choices.items():
+        if name.startswith("blank-"):
+            answer[name] = "1"
+        elif name.startswith("place-"):
+            # Every place gets a step; steps past the places stay out of the order.
+            answer[name] = choices[placed] if placed < len(choices) else ""
+            placed += 1
+        elif name.startswith("match-") and choices:
+            # Each answer of the pool once, as long as the pool lasts.
+            answer[name] = choices[matched % len(choices)]
+            matched += 1
+        elif choices:
+            answer[name] = choices[0]
+    return answer
+
+
+def shown_answer(page: str) -> dict[str, str]:
+    """The answer `page` shows as given (a saved mock answer)."""
+    inputs = AnswerInputs()
+    inputs.feed(page)
+    return inputs.shown
 
 
 def seconds_left(page: str) -> int:
@@ -469,12 +542,12 @@ class Load:
             started = time.monotonic()
             page = browser.request(reply.location)
             self._keep(started, page, "page", quiz, number)
-            options = choices_of(page.text)
-            if page.status != 200 or not options:
+            given = answer_of(page.text)
+            if page.status != 200 or not given:
                 time.sleep(0.1)
                 continue
             started = time.monotonic()
-            answer = browser.request(reply.location, {"choice": options[0]})
+            answer = browser.request(reply.location, given)
             self._keep(started, answer, "answer", quiz, number)
             started = time.monotonic()
             self._keep(started, browser.request(self.public_path), "public")

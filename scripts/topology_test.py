@@ -50,8 +50,8 @@ from topology_parts import (
     Postgres,
     Process,
     Reply,
+    answer_of,
     answers,
-    choices_of,
     ensure_packages,
     find_binary,
     form_data,
@@ -59,6 +59,7 @@ from topology_parts import (
     redis_answers,
     say,
     seconds_left,
+    shown_answer,
     wait_until,
 )
 
@@ -388,10 +389,10 @@ class Drill:
         for number in range(1, int(QUIZ_LENGTH) + 1):
             page_node, post_node = (a, b) if number % 2 else (b, a)
             path = f"/progress/quizzes/{code}/{number}/"
-            options = choices_of(learner.request(path, base=page_node).text)
-            if not options:
+            given = answer_of(learner.request(path, base=page_node).text)
+            if not given:
                 break
-            reply = learner.request(path, {"choice": options[0]}, base=post_node)
+            reply = learner.request(path, given, base=post_node)
             results += reply.status == 200 and 'id="result"' in reply.text
         self.check(
             results == int(QUIZ_LENGTH),
@@ -414,13 +415,12 @@ class Drill:
             left_b < left_a and drift <= 5,
             f"the mock timer read {left_a} s then {left_b} s on the other node",
         )
-        key = choices_of(again.text)[0]
-        saved = learner.request(resume.location, {"choice": key, "go": "next"}, base=b)
-        shown = learner.request(resume.location, base=a).text
-        ticked = re.search(rf'name="choice" value="{re.escape(key)}"[^>]*checked', shown)
+        given = answer_of(again.text)
+        saved = learner.request(resume.location, {**given, "go": "next"}, base=b)
+        shown = shown_answer(learner.request(resume.location, base=a).text)
         self.check(
-            saved.status == 302 and ticked is not None,
-            "a mock answer saved on one node was not ticked on the other",
+            saved.status == 302 and shown == {k: v for k, v in given.items() if v},
+            "a mock answer saved on one node was not shown on the other",
         )
         self.figures.append(
             f"alternating learner kept session, quiz {results}/{QUIZ_LENGTH}, "
@@ -459,11 +459,11 @@ class Drill:
             for number in range(1, int(QUIZ_LENGTH) + 1):
                 path = f"/progress/quizzes/{found.group(1)}/{number}/"
                 page = send(browser, path)
-                options = choices_of(page.text)
-                if not options:
-                    problems.append(f"{path} showed no choices ({page.status})")
+                given = answer_of(page.text)
+                if not given:
+                    problems.append(f"{path} showed no question ({page.status})")
                     continue
-                reply = send(browser, path, {"choice": options[0]})
+                reply = send(browser, path, given)
                 if reply.status == 200 and 'id="result"' in reply.text:
                     with lock:
                         answered.append([found.group(1), number])
