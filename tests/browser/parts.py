@@ -41,6 +41,9 @@ def answer_every_part(page: Any) -> None:
     the steps into the order and answers onto the prompts (the alternative to dragging),
     says Yes to every statement, writes 1 in every blank, takes every drop-down's first
     choice."""
+    # The build list and the matching are drawn by a script: wait until it ran (the page
+    # shows its text before).
+    page.wait_for_load_state()
     if page.locator(".build-list").count():
         for _ in range(page.locator(".arrange-step").count()):
             zone = page.get_by_role("button", name=PLACE_HERE)
