@@ -50,7 +50,7 @@ def test_an_ordering_by_mouse_drag(page):
     drag(page, step(page, "Step 4"), page.get_by_role("button", name=PLACE_HERE))
     check(page)
     expect(page.get_by_role("heading", name="Correct", exact=True)).to_be_visible()
-    expect(page.get_by_text("You got 4 of the 4 steps right.")).to_be_visible()
+    expect(page.get_by_text("You put 4 of the 4 steps in their place.")).to_be_visible()
 
 
 def tab_to(page, target) -> None:
@@ -117,7 +117,7 @@ def test_an_ordering_without_javascript(browser, live_server):
         with page.expect_navigation():
             page.get_by_role("button", name="Check answer").click()
         expect(page.get_by_role("heading", name="Not quite")).to_be_visible()
-        expect(page.get_by_text("You got 2 of the 4 steps right.")).to_be_visible()
+        expect(page.get_by_text("You put 1 of the 3 steps in their place.")).to_be_visible()
     finally:
         context.close()
 
