@@ -39,6 +39,7 @@ from django_parts import (
     attempt_insert_sql,
     question_options,
     run_child,
+    scored,
     setup_django,
     whole_number,
 )
@@ -112,7 +113,7 @@ def seed(learners: int, answers: int, cohort_size: int) -> dict[str, Any]:
     started = time.perf_counter()
     with transaction.atomic(), connection.cursor() as cursor:
         for learner_id in learner_ids:
-            cursor.executemany(sql, rows(learner_id))
+            cursor.executemany(sql, scored(rows(learner_id)))
     inserted = time.perf_counter() - started
     started = time.perf_counter()
     rebuild_readiness(Attempt.objects, fit=False)
@@ -220,7 +221,8 @@ def busy_day(worker: bool) -> dict[str, Any]:
             attempts.append(
                 Attempt(
                     learner_id=learner_id, question_id=pk, question_uid=uid, exam_id=exam_id,
-                    topic_id=topic_id, chosen=[], is_correct=rng.random() < 0.6, source="page",
+                    topic_id=topic_id, chosen=[], is_correct=(right := rng.random() < 0.6),
+                    score=float(right), source="page",
                     answered_at=now,
                 )
             )  # fmt: skip

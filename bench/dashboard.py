@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from django_parts import attempt_insert_sql, run_child, setup_django, whole_number
+from django_parts import attempt_insert_sql, run_child, scored, setup_django, whole_number
 
 BANK_QUESTIONS = 300
 LEARNER_ANSWERS = 300
@@ -83,11 +83,11 @@ def seed(total_attempts: int) -> dict[str, Any]:
 
     started = time.perf_counter()
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.executemany(sql, rows(learner.pk, LEARNER_ANSWERS, 0.7))
+        cursor.executemany(sql, scored(rows(learner.pk, LEARNER_ANSWERS, 0.7)))
         left = total_attempts - LEARNER_ANSWERS
         for learner_id in other_ids:
             count = min(PER_OTHER_LEARNER, left)
-            cursor.executemany(sql, rows(learner_id, count, rng.uniform(0.4, 0.9)))
+            cursor.executemany(sql, scored(rows(learner_id, count, rng.uniform(0.4, 0.9))))
             left -= count
     inserted = time.perf_counter() - started
     started = time.perf_counter()

@@ -59,15 +59,22 @@ def whole_number(minimum: int) -> Callable[[str], int]:
 
 def attempt_insert_sql() -> str:
     """An INSERT of one attempt for cursor.executemany, far faster than the ORM for a million:
-    (learner, question, uid, exam, topic, chosen JSON, correct, time spent in microseconds,
-    answered at), from a quiz, without a nonce."""
+    (learner, question, uid, exam, topic, chosen JSON, correct, score, time spent in
+    microseconds, answered at), from a quiz, without a nonce. `scored` gives rows their
+    score."""
     from progress.practice.models import Attempt
 
     return (
         f"INSERT INTO {Attempt._meta.db_table} (learner_id, question_id, question_uid, exam_id, "  # noqa: S608
-        "topic_id, chosen, is_correct, time_spent, source, serve_nonce, answered_at) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'quiz', '', %s)"
+        "topic_id, chosen, is_correct, score, time_spent, source, serve_nonce, answered_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'quiz', '', %s)"
     )
+
+
+def scored(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Rows of (learner, question, uid, exam, topic, chosen, correct, time spent, answered
+    at) with the score after `correct`, as an all-or-nothing answer scores."""
+    return [(*row[:7], 1.0 if row[6] else 0.0, *row[7:]) for row in rows]
 
 
 def question_options() -> dict[int, list[tuple[str, str, bool]]]:

@@ -39,6 +39,7 @@ from django_parts import (
     attempt_insert_sql,
     question_options,
     run_child,
+    scored,
     setup_django,
     whole_number,
 )
@@ -87,10 +88,14 @@ def seed(attempts: int, class_size: int) -> dict[str, Any]:
             skill = rng.uniform(0.4, 0.9)
             cursor.executemany(
                 sql,
-                [
-                    answer_row(rng, bank, learner_id, exam_id, skill, start + timedelta(hours=k))
-                    for k in range(count)
-                ],
+                scored(
+                    [
+                        answer_row(
+                            rng, bank, learner_id, exam_id, skill, start + timedelta(hours=k)
+                        )
+                        for k in range(count)
+                    ]
+                ),
             )
     inserted = time.perf_counter() - started
     cohort = Cohort.objects.create(name=COHORT_NAME, exam_id=exam_id)
@@ -187,11 +192,13 @@ def measure(quiz: int) -> dict[str, Any]:
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.executemany(
             attempt_insert_sql(),
-            [
-                answer_row(rng, bank, learner_id, exam.pk, 0.7, now, question)
-                for learner_id in members
-                for question in questions
-            ],
+            scored(
+                [
+                    answer_row(rng, bank, learner_id, exam.pk, 0.7, now, question)
+                    for learner_id in members
+                    for question in questions
+                ]
+            ),
         )
     with CaptureQueriesContext(connection) as queries:
         started = time.perf_counter()
