@@ -143,18 +143,25 @@ def auc(predictions: Sequence[float], outcomes: Sequence[float]) -> float:
     negatives = len(outcomes) - positives
     if positives == 0 or negatives == 0:
         return math.nan
+    rank_sum = _ranked_sum(predictions, outcomes)
+    return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+def _ranked_sum(predictions: Sequence[float], weights: Sequence[float]) -> float:
+    """The sum of each weight times its prediction's average rank (ranks start at 1; tied
+    predictions share the mean of their ranks)."""
     order = sorted(range(len(predictions)), key=predictions.__getitem__)
-    rank_sum = 0.0
+    total = 0.0
     start = 0
     while start < len(order):
         end = start
         value = predictions[order[start]]
         while end + 1 < len(order) and predictions[order[end + 1]] == value:
             end += 1
-        average_rank = (start + end) / 2 + 1  # ranks start at 1
-        rank_sum += average_rank * sum(1 for k in range(start, end + 1) if outcomes[order[k]])
+        average_rank = (start + end) / 2 + 1
+        total += average_rank * sum(float(weights[order[k]]) for k in range(start, end + 1))
         start = end + 1
-    return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+    return total
 
 
 def _weighted_auc(predictions: Sequence[float], outcomes: Sequence[float]) -> float:
@@ -169,17 +176,7 @@ def _weighted_auc(predictions: Sequence[float], outcomes: Sequence[float]) -> fl
     pairs = positives * negatives - selves
     if pairs <= 1e-12:
         return math.nan
-    order = sorted(range(len(predictions)), key=predictions.__getitem__)
-    weighted = 0.0
-    start = 0
-    while start < len(order):
-        end = start
-        value = predictions[order[start]]
-        while end + 1 < len(order) and predictions[order[end + 1]] == value:
-            end += 1
-        average_rank = (start + end) / 2 + 1
-        weighted += (average_rank - 0.5) * sum(outcomes[order[k]] for k in range(start, end + 1))
-        start = end + 1
+    weighted = _ranked_sum(predictions, outcomes) - positives / 2
     return (weighted - positives * positives / 2 - selves / 2) / pairs
 
 
