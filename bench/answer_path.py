@@ -22,7 +22,9 @@ Two parts, each printing ratios measured in the same run:
    on 4 workers, each quiz row with the task worker stopped and then with `make worker`
    running beside the server, as production runs it (`--no-worker`: stopped only); then, on
    16 workers with the worker running, 32 learners answering the same 5 questions against 32
-   answering different questions. Throughout, a sampler reads pg_stat_activity: in what share
+   answering different questions; and, on 4 workers with the worker running, the htmx answer
+   POST of every item type against a single-answer one, 8 learners at once (`--types-only`:
+   that alone). Throughout, a sampler reads pg_stat_activity: in what share
    of samples a backend waits on a lock (row, advisory or other), and what the holder ran.
 
 The machine is shared and noisy: read the ratios, not the absolute figures. It only prints.
@@ -101,6 +103,8 @@ def child(action: str, args: argparse.Namespace) -> None:
         PageChange.objects.all().delete()  # see http_pages.child
     elif action == "learners":
         print(json.dumps(make_learners(args.shared)))
+    elif action == "typed-learners":
+        print(json.dumps(make_typed_learners()))
     elif action == "inprocess":
         print(json.dumps(in_process(args.answers)))
     elif action == "warm":
@@ -224,6 +228,47 @@ def make_learners(shared: bool) -> list[dict[str, Any]]:
             {"session": session_key, "code": quiz.code, "keys": [correct[q] for q in draw]}
         )
     return learners
+
+
+TYPE_LEARNERS = 8  # learners answering at once in each item type's HTTP run
+KINDS = ("single", "ordering", "matching", "yesno", "fillin", "dropdown")
+
+
+def make_typed_learners() -> dict[str, list[list[dict[str, Any]]]]:
+    """For each item type, three runs' worth (two timed, one to warm up) of TYPE_LEARNERS
+    signed-in learners, each with a
+    quiz of ITEMS items over TYPED questions of that type and the right answer's fields for
+    each item. Single-answer learners draw from TYPED questions too, so that every type meets
+    the same sharing of questions between learners."""
+    from progress.practice.models import Quiz
+    from questions.models import Exam, Question
+    from questions.pages.snapshot import question_pages
+    from tests.items import right_post
+
+    exam = Exam.objects.get()
+    tag = secrets.token_hex(3)
+    runs: dict[str, list[list[dict[str, Any]]]] = {}
+    for kind in KINDS:
+        questions = list(Question.objects.published().filter(kind=kind).order_by("pk")[:TYPED])
+        pages = question_pages(q.uid for q in questions)
+        fields = [right_post(pages[q.uid]) for q in questions]
+        runs[kind] = []
+        for run in range(3):
+            learners = []
+            for n in range(TYPE_LEARNERS):
+                name = f"typed-{tag}-{kind}-{run}-{n}"
+                learner, session_key = signed_in_learner(name, f"{name}@example.com")
+                draw = [(n + k) % len(questions) for k in range(ITEMS)]
+                quiz = Quiz.objects.start(
+                    learner=learner, exam=exam, topic=None, selection="any", length=None,
+                    question_ids=[questions[k].pk for k in draw],
+                )  # fmt: skip
+                assert quiz is not None
+                learners.append(
+                    {"session": session_key, "code": quiz.code, "fields": [fields[k] for k in draw]}
+                )
+            runs[kind].append(learners)
+    return runs
 
 
 def in_process(answers: int) -> dict[str, Any]:
@@ -388,18 +433,20 @@ def reset_database(url: str) -> None:
 
 def learners_script(base: str, learners: list[dict[str, Any]], htmx: bool = False) -> str:
     """A wrk script for one connection per thread, each thread a learner answering its quiz's
-    items in turn (wrk runs with as many threads as connections); `htmx`: as the quiz page's
-    form sends them, answered with the result part only."""
+    items in turn (wrk runs with as many threads as connections): the option keys of
+    `keys`, or the form fields of `fields` (any item type); `htmx`: as the quiz page's form
+    sends them, answered with the result part only."""
     rows = []
     for learner in learners:
         code = learner["code"]
         cookie, token = learner_cookie(base, learner, f"/progress/quizzes/{code}/1/")
+        answers = learner.get("fields") or [{"choice": key} for key in learner["keys"]]
         posts = [
             (
                 f"/progress/quizzes/{code}/{number}/",
-                urllib.parse.urlencode({"csrfmiddlewaretoken": token, "choice": key}),
+                urllib.parse.urlencode({"csrfmiddlewaretoken": token, **fields}, doseq=True),
             )
-            for number, key in enumerate(learner["keys"], start=1)
+            for number, fields in enumerate(answers, start=1)
         ]
         rows.append((cookie, posts))
     return per_learner_lua(rows, htmx=htmx)
@@ -497,6 +544,11 @@ def main() -> int:
     parser.add_argument("--answers", type=int, default=200, help="in-process answers per round")
     parser.add_argument("--skip-http", action="store_true")
     parser.add_argument(
+        "--types-only",
+        action="store_true",
+        help="of the HTTP part, only the item types' answer POST against single-answer ones",
+    )
+    parser.add_argument(
         "--no-worker",
         action="store_true",
         help="measure with the worker stopped only (by default each quiz row runs twice: "
@@ -589,6 +641,13 @@ def main() -> int:
             learners = run_child(env, "learners", *(["--shared"] if shared else []))
             return Target(name, "/", learners_script(base, learners[:threads], htmx))
 
+        if args.types_only:
+            server = serve(env, 4)
+            try:
+                typed_http(env, wrk, base, args, workdir)
+            finally:
+                stop(server)
+            return 0
         server = serve(env, 4)
         try:
             paths = run_child(env, "sample")
@@ -641,6 +700,7 @@ def main() -> int:
                       "(backend-samples, the holder's statement):")  # fmt: skip
                 for query, count in holders.most_common(5):
                     print(f"   {count:>6}  {query}")
+            typed_http(env, wrk, base, args, workdir)
         finally:
             stop(server)
 
@@ -684,9 +744,54 @@ def main() -> int:
         "\nTargets, with the worker running: quiz POST >= 0.075 x healthz, p99 <= 200 ms at 32 "
         "learners, lock waits in <= 2% of samples; record <= 8 queries and <= 5 x a bare "
         "insert; same and different questions within 10%; visitor page >= 0.5 and visitor POST "
-        ">= 0.3 x healthz."
+        ">= 0.3 x healthz; every item type's answer within 10% of a single-answer one."
     )
     return 0
+
+
+def typed_http(
+    env: dict[str, str], wrk: str, base: str, args: argparse.Namespace, workdir: Path
+) -> None:
+    """The htmx quiz answer POST of every item type against single-answer ones through the
+    server, TYPE_LEARNERS learners at once, the worker running beside it (unless --no-worker):
+    the types in turn, then again in the reverse order, each type's two rates averaged, so
+    that a load that drifts during the runs weighs on every type alike."""
+    runs = run_child(env, "typed-learners")
+    worker = start_worker(env) if not args.no_worker else None
+    rates: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    p99: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    try:
+        # Each type once untimed (its learners' first answers, the worker through the backlog
+        # the runs before left), then the timed runs.
+        for kind in KINDS:
+            script = learners_script(base, runs[kind][2], htmx=True)
+            run_wrk(
+                wrk, base, Target(kind, "/", script), TYPE_LEARNERS, 2, workdir,
+                threads=TYPE_LEARNERS,
+            )  # fmt: skip
+        for run, order in enumerate((KINDS, tuple(reversed(KINDS)))):
+            for kind in order:
+                script = learners_script(base, runs[kind][run], htmx=True)
+                figures = run_wrk(
+                    wrk, base, Target(kind, "/", script), TYPE_LEARNERS, args.seconds, workdir,
+                    threads=TYPE_LEARNERS,
+                )  # fmt: skip
+                if figures.errors:
+                    print(f"   {kind}: {figures.errors} non-2xx answers!")
+                rates[kind].append(figures.rps)
+                p99[kind].append(figures.p99_ms)
+    finally:
+        if worker is not None:
+            stop(worker)
+    single = statistics.mean(rates["single"])
+    print(
+        f"\nhtmx quiz POST by item type, {TYPE_LEARNERS} learners, "
+        + ("the worker running" if worker is not None else "the worker stopped")
+        + f"\n{'type':<16}{'req/s':>9}{'p99 ms':>9}{'x single':>10}"
+    )
+    for kind in KINDS:
+        rate = statistics.mean(rates[kind])
+        print(f"{kind:<16}{rate:>9,.0f}{max(p99[kind]):>9.1f}{single / rate:>10.2f}")
 
 
 def print_row(name: str, connections: int, figures: Any, healthz: float | None) -> None:
