@@ -1,5 +1,9 @@
 """The question bank: exams, their blueprint topics, questions, options and rationales.
 
+This is the index Django imports: the exam's side (Exam, Topic, the mock exam's shape) lives
+in questions.exams and the vocabularies in questions.choices, imported here so that every
+model of the bank can be imported from this module.
+
 The rules that every written question must keep (option counts, correct-option counts, topic
 weights) live here as plain functions on the models so that the admin, the importer and any
 later form enforce the same thing with the same words.
@@ -11,21 +15,40 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.core.validators import MinValueValidator
 from django.db import models
-from django.db.models import Count, F, Max, OuterRef, Q, Subquery, Sum, Value
-from django.db.models.functions import Coalesce
+from django.db.models import F, Max, Q
 from django.urls import reverse
 from django.utils import timezone
 
+from questions.choices import Difficulty, Kind, Scoring, Status
+from questions.exams import (
+    SLUG_PATTERN,
+    WEIGHT_TOTAL,
+    Exam,
+    ExamQuerySet,
+    Topic,
+    format_number,
+    slug_validator,
+    weight_total_problem,
+)
 from questions.grading import Grade, grade_answer
 
-__all__ = ["Grade", "grade_answer"]
-
-SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-slug_validator = RegexValidator(
-    SLUG_PATTERN, "Use lowercase letters, digits and single hyphens (e.g. cloud-basics-01)."
-)
+__all__ = [
+    "WEIGHT_TOTAL",
+    "Difficulty",
+    "Exam",
+    "ExamQuerySet",
+    "Grade",
+    "Kind",
+    "Scoring",
+    "Status",
+    "Topic",
+    "format_number",
+    "grade_answer",
+    "slug_validator",
+    "weight_total_problem",
+]
 
 
 def validate_tags(value: object) -> None:
@@ -69,37 +92,9 @@ def validate_feedback(value: object) -> None:
 
 MIN_OPTIONS = 2
 MAX_OPTIONS = 8
-WEIGHT_TOTAL = Decimal(100)
 # How other learners answered a question shows once this many have answered it: fewer say
 # more about those few than about the question.
 MIN_SHARE_LEARNERS = 20
-
-
-class Kind(models.TextChoices):
-    SINGLE = "single", "Single answer"
-    MULTIPLE = "multiple", "Select all that apply"
-    ORDERING = "ordering", "Ordering (build list)"
-    MATCHING = "matching", "Matching"
-    YES_NO = "yesno", "Yes/no series"
-    FILL_IN = "fillin", "Fill-in (text or number)"
-    DROPDOWN = "dropdown", "Drop-downs in an exhibit"
-
-
-class Scoring(models.TextChoices):
-    ALL = "all", "All or nothing"
-    PARTIAL = "partial", "Partial credit per part"
-
-
-class Status(models.TextChoices):
-    DRAFT = "draft", "Draft"
-    REVIEW = "review", "In review"
-    PUBLISHED = "published", "Published"
-
-
-class Difficulty(models.TextChoices):
-    EASY = "easy", "Easy"
-    MEDIUM = "medium", "Medium"
-    HARD = "hard", "Hard"
 
 
 def option_rule_problems(kind: str, corrects: Sequence[bool]) -> list[str]:
@@ -118,155 +113,6 @@ def option_rule_problems(kind: str, corrects: Sequence[bool]) -> list[str]:
     elif kind == Kind.MULTIPLE and right < 1:
         problems.append("a select-all-that-apply question needs at least one correct option")
     return problems
-
-
-def weight_total_problem(weights: Sequence[Decimal]) -> str | None:
-    """None when the blueprint weights add up to 100, else a sentence saying what they add to."""
-    total = sum(weights, Decimal(0))
-    if total == WEIGHT_TOTAL:
-        return None
-    return f"topic weights add up to {format_number(total)}, not 100"
-
-
-def format_number(value: Decimal) -> str:
-    """70 for Decimal('70.00'), 12.5 for Decimal('12.50')."""
-    normalized = value.normalize()
-    return f"{normalized:f}" if normalized != normalized.to_integral() else f"{int(normalized)}"
-
-
-class ExamQuerySet(models.QuerySet["Exam"]):
-    def with_counts(self) -> "ExamQuerySet":
-        """Annotate topic count, published-question count and weight total.
-
-        Subqueries rather than joins, so that the counts do not multiply each other and the
-        whole list stays one query.
-        """
-        topics = Topic.objects.filter(exam=OuterRef("pk")).order_by().values("exam")
-        published = (
-            Question.objects.filter(topic__exam=OuterRef("pk"), status=Status.PUBLISHED)
-            .order_by()
-            .values("topic__exam")
-        )
-        return self.annotate(
-            topic_count=Coalesce(Subquery(topics.annotate(n=Count("pk")).values("n")), 0),
-            weight_total=Coalesce(
-                Subquery(topics.annotate(total=Sum("weight")).values("total")),
-                Value(Decimal(0)),
-                output_field=models.DecimalField(max_digits=7, decimal_places=2),
-            ),
-            published_count=Coalesce(Subquery(published.annotate(n=Count("pk")).values("n")), 0),
-        )
-
-
-class Exam(models.Model):
-    slug = models.CharField(max_length=80, unique=True, validators=[slug_validator])
-    code = models.CharField(max_length=20, help_text="Short label shown in the UI, e.g. CMLE.")
-    title = models.CharField(max_length=200)
-    vendor = models.CharField(max_length=100, blank=True)
-    description = models.TextField(blank=True, help_text="Markdown.")
-    mock_question_count = models.PositiveSmallIntegerField(
-        "mock exam questions",
-        null=True,
-        blank=True,
-        validators=[MinValueValidator(1), MaxValueValidator(500)],
-    )
-    mock_duration_minutes = models.PositiveSmallIntegerField(
-        "mock exam minutes",
-        null=True,
-        blank=True,
-        validators=[MinValueValidator(1), MaxValueValidator(600)],
-    )
-    mock_pass_percent = models.DecimalField(
-        "mock exam pass percent",
-        max_digits=5,
-        decimal_places=2,
-        null=True,
-        blank=True,
-        validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(100)],
-    )
-    position = models.PositiveIntegerField(
-        default=0, help_text="Order in the catalog and in exported bank files."
-    )
-    # Bank-wide lint flags a curator accepted, by flag: {"longest-cue": "why it is fine"}.
-    lint_notes = models.JSONField(default=dict, blank=True, editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    objects = ExamQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["position", "slug"]
-        constraints = [
-            models.CheckConstraint(
-                condition=(
-                    Q(
-                        mock_question_count__isnull=True,
-                        mock_duration_minutes__isnull=True,
-                        mock_pass_percent__isnull=True,
-                    )
-                    | Q(
-                        mock_question_count__isnull=False,
-                        mock_duration_minutes__isnull=False,
-                        mock_pass_percent__isnull=False,
-                    )
-                ),
-                name="exam_mock_shape_all_or_none",
-                violation_error_message=(
-                    "Give the mock exam's question count, minutes and pass percent together, "
-                    "or none of them."
-                ),
-            ),
-            models.CheckConstraint(
-                condition=Q(mock_pass_percent__isnull=True)
-                | Q(mock_pass_percent__gt=0, mock_pass_percent__lte=100),
-                name="exam_pass_percent_range",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.title}"
-
-    def get_absolute_url(self) -> str:
-        return reverse("exam_detail", args=[self.slug])
-
-    @property
-    def has_mock_shape(self) -> bool:
-        return self.mock_question_count is not None
-
-    def weight_problem(self) -> str | None:
-        """Costs one query: the topics' weights."""
-        return weight_total_problem(list(self.topics.values_list("weight", flat=True)))
-
-
-class Topic(models.Model):
-    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="topics")
-    slug = models.CharField(max_length=80, validators=[slug_validator])
-    title = models.CharField(max_length=200)
-    weight = models.DecimalField(
-        max_digits=5,
-        decimal_places=2,
-        validators=[MinValueValidator(0), MaxValueValidator(100)],
-        help_text="Blueprint weight in percent; the weights of an exam add up to 100.",
-    )
-    description = models.TextField(blank=True, help_text="Markdown.")
-    position = models.PositiveIntegerField(default=0)
-
-    class Meta:
-        ordering = ["position", "slug"]
-        constraints = [
-            # Its index also serves "the topics of this exam" (exam_id is its first column).
-            models.UniqueConstraint(fields=["exam", "slug"], name="topic_unique_slug_per_exam"),
-            models.CheckConstraint(
-                condition=Q(weight__gte=0, weight__lte=100), name="topic_weight_percent"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        # Used by autocompletes and filters: every queryset that shows topics selects the exam.
-        return f"{self.exam.code} · {self.title}"
-
-    def get_absolute_url(self) -> str:
-        return reverse("topic_detail", args=[self.exam.slug, self.slug])
 
 
 class Author(models.Model):

@@ -231,6 +231,8 @@ BANK_ROOMS_MAY_IMPORT = {
 }
 BANK_CENTRE = {
     "questions.models",
+    "questions.exams",
+    "questions.choices",
     "questions.markup",
     "questions.grading",
     "questions.item_rules",
