@@ -17,6 +17,7 @@ from django.utils.html import format_html
 # Registers the question images' admin (upload an image, copy its Markdown).
 from questions.bank import upload_store
 from questions.bank.foreign_import import UploadPlan, UploadRefused, import_upload
+from questions.exam_admin import MockSectionInline
 from questions.forms import BankUploadForm, ConfirmImportForm, QuestionForm
 from questions.item_admin import (
     ALL_ROW_INLINES,
@@ -74,15 +75,29 @@ class ExamAdmin(admin.ModelAdmin[Exam]):
     ]
     list_display_links = ["code", "title"]
     search_fields = ["code", "title", "slug", "vendor"]
-    inlines = [TopicInline]
+    inlines = [TopicInline, MockSectionInline]
     fieldsets = [
         (None, {"fields": ["slug", "code", "title", "vendor", "description", "position"]}),
         (
             "Mock exam shape",
             {
-                "fields": ["mock_question_count", "mock_duration_minutes", "mock_pass_percent"],
+                "fields": [
+                    "mock_question_count",
+                    "mock_duration_minutes",
+                    "mock_pass_percent",
+                    "forward_only",
+                ],
                 "description": "The real exam's shape: mock exams draw this many questions, "
-                "split by the topic weights below.",
+                "split by the topic weights below (and into the sections below, if any).",
+            },
+        ),
+        (
+            "Reported scale",
+            {
+                "fields": ["scale_min", "scale_max", "scale_pass"],
+                "description": "Where the real exam reports a scaled score (e.g. 100 to "
+                "1,000, a pass at 720): the report maps the mock's percentage onto it, the "
+                "pass mark at the pass percent. Empty: a percentage.",
             },
         ),
     ]

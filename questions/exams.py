@@ -1,17 +1,19 @@
 """The exam's side of the bank: exams, their blueprint topics, and the shape of their mock
-exams (question count, minutes, pass mark).
+exams (question count, minutes, pass mark, sections, forward-only, the reported scale).
 questions.models is the index Django imports: it imports this module, never the reverse."""
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Count, OuterRef, Q, Subquery, Sum, Value
+from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 
-from questions.choices import Status
+from questions.choices import Kind, Status
 
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 slug_validator = RegexValidator(
@@ -89,6 +91,16 @@ class Exam(models.Model):
         blank=True,
         validators=[MinValueValidator(Decimal("0.01")), MaxValueValidator(100)],
     )
+    forward_only = models.BooleanField(
+        "forward-only",
+        default=False,
+        help_text="As Cisco's exams: no going back to an earlier question in a mock exam.",
+    )
+    # The real exam's reported scale (e.g. 100 to 1,000, a pass at 720), or none: then the
+    # report gives a percentage. See ScoreScale for how marks map to it.
+    scale_min = models.PositiveIntegerField("lowest scaled score", null=True, blank=True)
+    scale_max = models.PositiveIntegerField("highest scaled score", null=True, blank=True)
+    scale_pass = models.PositiveIntegerField("scaled pass mark", null=True, blank=True)
     position = models.PositiveIntegerField(
         default=0, help_text="Order in the catalog and in exported bank files."
     )
@@ -126,6 +138,20 @@ class Exam(models.Model):
                 | Q(mock_pass_percent__gt=0, mock_pass_percent__lte=100),
                 name="exam_pass_percent_range",
             ),
+            models.CheckConstraint(
+                condition=Q(scale_min__isnull=True, scale_max__isnull=True, scale_pass__isnull=True)
+                | Q(
+                    scale_min__lt=F("scale_pass"),
+                    scale_pass__lte=F("scale_max"),
+                    mock_pass_percent__isnull=False,
+                ),
+                name="exam_scale_in_order",
+                violation_error_message=(
+                    "Give the scale's lowest score, pass mark and highest score together, in "
+                    "that order (lowest below the pass mark, the pass mark at most the "
+                    "highest), with the mock exam's shape."
+                ),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -137,6 +163,12 @@ class Exam(models.Model):
     @property
     def has_mock_shape(self) -> bool:
         return self.mock_question_count is not None
+
+    @property
+    def scale(self) -> "ScoreScale | None":
+        if self.scale_min is None or self.scale_max is None or self.scale_pass is None:
+            return None
+        return ScoreScale(self.scale_min, self.scale_max, self.scale_pass)
 
     def weight_problem(self) -> str | None:
         """Costs one query: the topics' weights."""
@@ -172,3 +204,79 @@ class Topic(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("topic_detail", args=[self.exam.slug, self.slug])
+
+
+@dataclass(frozen=True)
+class ScoreScale:
+    """A vendor's reported scale. Vendors publish the scale and the pass mark, not how raw
+    marks map to it; what they imply is a map that keeps the pass mark where the raw pass
+    mark is. So: linear from the lowest score at 0 % to the pass mark at the exam's pass
+    percent, and linear again from there to the highest score at 100 %. A sitting passes on
+    the scale exactly when it passes on the percentage."""
+
+    low: int
+    high: int
+    passing: int
+
+    def scaled(self, percent: float, pass_percent: float) -> int:
+        percent = min(max(percent, 0.0), 100.0)
+        if percent < pass_percent:
+            share = percent / pass_percent
+            return int(self.low + (self.passing - self.low) * share)  # down: never a false pass
+        if pass_percent >= 100:
+            return self.passing
+        share = (percent - pass_percent) / (100 - pass_percent)
+        return round(self.passing + (self.high - self.passing) * share)
+
+
+def validate_kinds(value: object) -> None:
+    if not isinstance(value, list) or any(kind not in Kind.values for kind in value):
+        raise ValidationError(f"Item types are a list of {', '.join(Kind.values)}.", code="kinds")
+
+
+class MockSection(models.Model):
+    """A section of an exam's mock exams, as Microsoft's exams have them: sat in order, of
+    the item types it names (any when none) and, where it says so, a case study whole; with
+    its own minutes if it has them, and closed for good once finished if it locks. The
+    sections' question counts add up to the exam's (checked in the admin); an exam without
+    sections is sat as one list under one timer."""
+
+    exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="mock_sections")
+    position = models.PositiveSmallIntegerField(default=0)
+    title = models.CharField(max_length=120)
+    kinds = models.JSONField(
+        "item types",
+        default=list,
+        blank=True,
+        validators=[validate_kinds],
+        help_text="The item types it holds; none: those no other section names.",
+    )
+    holds_case_study = models.BooleanField(
+        "holds a case study",
+        default=False,
+        help_text="A case study comes whole into this section, its questions counted in it.",
+    )
+    question_count = models.PositiveSmallIntegerField(
+        "questions", validators=[MinValueValidator(1), MaxValueValidator(500)]
+    )
+    minutes = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(600)],
+        help_text="Its own time limit, within the exam's; empty: none of its own.",
+    )
+    locks = models.BooleanField(
+        "locks when finished",
+        default=False,
+        help_text="Once the learner finishes it (after a warning), its questions are closed.",
+    )
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            # Its index also serves "the sections of this exam, in order" (exam_id first).
+            models.UniqueConstraint(fields=["exam", "position"], name="mock_section_position"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title

@@ -34,6 +34,10 @@ def exam_post(exam, topics) -> dict:
         "topics-INITIAL_FORMS": str(sum(1 for t in topics if t.get("id"))),
         "topics-MIN_NUM_FORMS": "0",
         "topics-MAX_NUM_FORMS": "1000",
+        "mock_sections-TOTAL_FORMS": "0",
+        "mock_sections-INITIAL_FORMS": "0",
+        "mock_sections-MIN_NUM_FORMS": "0",
+        "mock_sections-MAX_NUM_FORMS": "1000",
     }
     for n, topic in enumerate(topics):
         for name in ("id", "slug", "title", "weight", "description", "position"):
