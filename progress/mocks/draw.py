@@ -5,7 +5,11 @@ questions, those the learner has not met in earlier mock exams first.
 A case study comes whole, as a set of its own after the other questions (as the real exams
 set them apart): one of the exam's case studies whose questions fit in their topics' shares,
 the one the learner has met least, its questions counted in those shares. The other
-questions of case studies are left out of the draw: a testlet is not split."""
+questions of case studies are left out of the draw: a testlet is not split.
+
+An exam whose shape names sections is drawn section by section (draw_sections): the same
+topic shares, each section filled with questions of its item types from the topics with the
+most share left, the case study whole in the section that holds it."""
 
 import random
 from collections import Counter
@@ -14,7 +18,8 @@ from dataclasses import dataclass
 from django.db.models import Count, Exists, Q
 
 from progress.engine.forecast import largest_remainder
-from questions.models import Exam, Question, Status, Topic
+from progress.mocks.sections import SittingSection
+from questions.models import Exam, MockSection, Question, Status, Topic
 
 
 @dataclass(frozen=True)
@@ -67,10 +72,12 @@ def draw_questions(exam: Exam, seen: Exists) -> list[Question]:
     return chosen + case
 
 
-def case_study_set(exam: Exam, seen: Exists, shares: dict[int, int]) -> list[Question]:
+def case_study_set(
+    exam: Exam, seen: Exists, shares: dict[int, int], limit: int | None = None
+) -> list[Question]:
     """The published questions of one case study of the exam, in its order: one whose
-    questions fit in their topics' `shares`, the one with the fewest questions the learner
-    met, at random among equals; [] when none fits. One query."""
+    questions fit in their topics' `shares` (and number at most `limit`), the one with the
+    fewest questions the learner met, at random among equals; [] when none fits. One query."""
     rows = list(
         Question.objects.published()
         .filter(topic__exam=exam, case_study__isnull=False)
@@ -83,7 +90,8 @@ def case_study_set(exam: Exam, seen: Exists, shares: dict[int, int]) -> list[Que
     fitting = [
         questions
         for questions in cases.values()
-        if all(
+        if (limit is None or len(questions) <= limit)
+        and all(
             count <= shares.get(topic, 0)
             for topic, count in Counter(q.topic_id for q in questions).items()
         )
@@ -98,3 +106,84 @@ def case_study_set(exam: Exam, seen: Exists, shares: dict[int, int]) -> list[Que
 
 def _met(questions: list[Question]) -> int:
     return sum(1 for question in questions if getattr(question, "seen", False))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    pk: int
+    topic_id: int
+    kind: str
+
+
+def draw_sections(
+    exam: Exam, seen: Exists, shape: list[MockSection]
+) -> tuple[list[Question], list[SittingSection]]:
+    """The questions of a new sitting of an exam with sections, in section order, and the
+    sitting's sections (a section left without questions is dropped; one short of them is
+    shorter). Five queries: the plan's two, the case studies, the candidates, the chosen."""
+    plan = plan_mock(exam)
+    shares = {draw.topic.pk: draw.drawn for draw in plan}
+    holder = next((section for section in shape if section.holds_case_study), None)
+    case = case_study_set(exam, seen, shares, holder.question_count) if holder else []
+    left = Counter(shares)
+    left.subtract(question.topic_id for question in case)
+    rows = list(
+        Question.objects.published()
+        .filter(topic__exam=exam, case_study__isnull=True)
+        .annotate(seen=seen)
+        .values_list("pk", "topic_id", "kind", "seen")
+    )
+    random.shuffle(rows)
+    rows.sort(key=lambda row: bool(row[3]))  # unseen first, at random within each
+    candidates = [Candidate(pk, topic, kind) for pk, topic, kind, _ in rows]
+    named = {kind for section in shape for kind in section.kinds}
+    picked: dict[int, list[int]] = {}
+    used: set[int] = set()
+    # The sections that name their item types first: the others take the rest.
+    for section in sorted(shape, key=lambda section: not section.kinds):
+        wanted = section.question_count - (len(case) if section is holder else 0)
+        kinds = set(section.kinds) if section.kinds else None
+        pool = [
+            c
+            for c in candidates
+            if c.pk not in used and (c.kind in kinds if kinds else c.kind not in named)
+        ]
+        picked[section.pk] = pick_by_shares(pool, wanted, left)
+        used.update(picked[section.pk])
+    found = Question.objects.in_bulk(used)
+    chosen: list[Question] = []
+    sections: list[SittingSection] = []
+    for section in shape:
+        questions = [found[pk] for pk in picked[section.pk] if pk in found]
+        if section is holder:
+            questions += case
+        if questions:
+            sections.append(
+                SittingSection(
+                    title=section.title,
+                    first=len(chosen),
+                    count=len(questions),
+                    minutes=section.minutes,
+                    locks=section.locks,
+                )
+            )
+            chosen += questions
+    return chosen, sections
+
+
+def pick_by_shares(pool: list[Candidate], wanted: int, left: Counter[int]) -> list[int]:
+    """Up to `wanted` of the pool, in its order within a topic, each from the topic with the
+    most of its blueprint share `left` (which this lowers); once no topic with a share left
+    has any, from the others."""
+    by_topic: dict[int, list[Candidate]] = {}
+    for candidate in pool:
+        by_topic.setdefault(candidate.topic_id, []).append(candidate)
+    chosen: list[int] = []
+    while len(chosen) < wanted and any(by_topic.values()):
+        topic = max(
+            (topic for topic, rest in by_topic.items() if rest),
+            key=lambda topic: left[topic],
+        )
+        chosen.append(by_topic[topic].pop(0).pk)
+        left[topic] -= 1
+    return chosen

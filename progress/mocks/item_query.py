@@ -40,9 +40,12 @@ def save_answer(item: MockItem, chosen: list[str], *, flagged: bool) -> bool:
     trip on the busiest request of a sitting."""
     sql = (
         f"{_answer_update()} WHERE id = %s AND mock_id IN (SELECT id FROM "  # noqa: S608
-        f"{table(MockExam)} WHERE id = %s AND submitted_at IS NULL{_lock('')})"
+        f"{table(MockExam)} WHERE id = %s AND submitted_at IS NULL "
+        # The item in the sitting's window (a section not closed, forward-only's question).
+        f"AND open_from <= %s AND open_to > %s{_lock('')})"
     )
-    return execute((sql, [*_answer_values(chosen, flagged), item.pk, item.mock_id])) == 1
+    params = [*_answer_values(chosen, flagged), item.pk, item.mock_id]
+    return execute((sql, [*params, item.position, item.position])) == 1
 
 
 def save_known_answer(
@@ -58,7 +61,8 @@ def save_known_answer(
     the caller knows to be `uid` (and checked the answer against), without reading the
     item first: one statement, the sitting's id returned. It saves only while what that
     read would have checked holds: the sitting is the learner's, not submitted and within
-    its deadline, and the item's question is `uid` and published. Otherwise None, saving
+    its deadline, the item in its window (progress.mocks.sections) and its section within
+    its own time, and the item's question is `uid` and published. Otherwise None, saving
     nothing (the view's full path then says why). The sitting's row is locked as in
     save_answer."""
     status = Question._meta.get_field("status")
@@ -69,6 +73,8 @@ def save_known_answer(
         f"JOIN {table(Question)} qu ON qu.id = mi.question_id "
         "WHERE me.code = %s AND me.learner_id = %s AND mi.position = %s "
         "AND qu.uid = %s AND qu.status = %s "
+        "AND mi.position >= me.open_from AND mi.position < me.open_to "
+        "AND (me.section_deadline IS NULL OR me.section_deadline > %s) "
         f"AND me.submitted_at IS NULL AND me.deadline > %s{_lock(' OF me')}) "
         "RETURNING mock_id"
     )
@@ -79,7 +85,8 @@ def save_known_answer(
         position,
         uid,
         status.get_db_prep_value(Status.PUBLISHED, connection),
-        deadline.get_db_prep_value(timezone.now(), connection),
+        now := deadline.get_db_prep_value(timezone.now(), connection),
+        now,
     ]
     row = fetch_one((sql, params))
     return int(row[0]) if row else None

@@ -2,6 +2,7 @@
 on the server, and the submission that grades it and records its answers once."""
 
 from collections.abc import Sequence
+from dataclasses import asdict, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -20,11 +21,18 @@ from progress.accounts.models import User
 from progress.codes import new_code
 from progress.engine import learner_model
 from progress.mocks.allowances import Allowance, allowance_for, minutes_with
-from progress.mocks.draw import draw_questions
+from progress.mocks.draw import draw_questions, draw_sections
+from progress.mocks.sections import (
+    NO_END,
+    SittingSection,
+    Window,
+    read_sections,
+    window_on_entering,
+)
 from progress.practice.models import Attempt, Source
 from progress.practice.recording import answer_record, insert_answers
 from progress.readiness.explain import MockTaken
-from questions.models import Exam, Question, Topic
+from questions.models import Exam, Question, ScoreScale, Topic
 from questions.pages.snapshot import question_pages
 
 
@@ -90,10 +98,28 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
         if current is not None:
             return current
         seen = Exists(MockItem.objects.filter(mock__learner=learner, question=OuterRef("pk")))
-        chosen = draw_questions(exam, seen)
+        shape = list(exam.mock_sections.all())
         now = timezone.now()
         allowance = allowance_for(learner.pk, exam.pk)
         minutes = minutes_with(exam.mock_duration_minutes or 0, allowance)
+        sections: list[SittingSection] = []
+        if shape:
+            chosen, drawn = draw_sections(exam, seen, shape)
+            # A section's own minutes are under the allowance too, as the exam's are.
+            sections = [
+                replace(s, minutes=minutes_with(s.minutes, allowance)) if s.minutes else s
+                for s in drawn
+            ]
+        else:
+            chosen = draw_questions(exam, seen)
+        deadline = now + timedelta(minutes=minutes)
+        window = window_on_entering(
+            read_sections([s.as_json() for s in sections], len(chosen)),
+            0,
+            Window(0, NO_END),
+            forward_only=exam.forward_only,
+        )
+        scale = exam.scale
         try:
             with transaction.atomic():
                 mock = self.create(
@@ -104,8 +130,16 @@ class MockExamQuerySet(models.QuerySet["MockExam"]):
                     allowance=allowance,
                     pass_percent=exam.mock_pass_percent or Decimal(0),
                     started_at=now,
-                    deadline=now + timedelta(minutes=minutes),
+                    deadline=deadline,
                     forecast_before=forecast_before,
+                    sections=[section.as_json() for section in sections],
+                    forward_only=exam.forward_only,
+                    scale=asdict(scale) if scale else None,
+                    open_from=window.open_from,
+                    open_to=window.open_to,
+                    section_deadline=section_deadline(sections[0], now, deadline)
+                    if sections
+                    else None,
                 )
                 MockItem.objects.bulk_create(
                     MockItem(mock=mock, position=position, question=q, topic_id=q.topic_id)
@@ -145,6 +179,18 @@ class MockExam(models.Model):
     # against: {"pass_probability", "expected_percent", "low_percent", "high_percent",
     # "answers"}; null when there was none yet (topics short of answers).
     forecast_before = models.JSONField(null=True, blank=True)
+    # The exam's sections as drawn (progress.mocks.sections.SittingSection's fields), [] when
+    # it has none; whether it is forward-only; its reported scale (ScoreScale's fields) or null.
+    sections = models.JSONField(default=list, blank=True)
+    forward_only = models.BooleanField(default=False)
+    scale = models.JSONField(null=True, blank=True)
+    # The window of positions the learner may open and answer (see progress.mocks.sections):
+    # every save checks it in its one statement.
+    open_from = models.PositiveSmallIntegerField(default=0)
+    open_to = models.PositiveSmallIntegerField(default=NO_END)
+    # The section the learner is in, and when its own time runs out (null: none of its own).
+    section_at = models.PositiveSmallIntegerField(default=0)
+    section_deadline = models.DateTimeField(null=True, blank=True)
 
     objects = MockExamQuerySet.as_manager()
 
@@ -204,6 +250,81 @@ class MockExam(models.Model):
         end = self.submitted_at or timezone.now()
         return min(end, self.deadline) - self.started_at
 
+    @property
+    def scaled_score(self) -> int | None:
+        if not self.scale:
+            return None
+        return ScoreScale(**self.scale).scaled(self.percent, float(self.pass_percent))
+
+    @property
+    def sitting_sections(self) -> list[SittingSection]:
+        return read_sections(self.sections, self.question_count)
+
+    @property
+    def current_section(self) -> SittingSection:
+        return self.sitting_sections[self.section_at]
+
+    @property
+    def is_last_section(self) -> bool:
+        return self.section_at + 1 >= len(self.sitting_sections)
+
+    def is_open(self, position: int) -> bool:
+        return self.open_from <= position < self.open_to
+
+    def enter_next_section(self, at: datetime | None = None) -> bool:
+        """Move the learner on from the section they are in to the next: the window widens
+        to it, and closes behind a section that closes. One UPDATE, which only the first of
+        two racing requests makes (the other finds the sitting moved on)."""
+        sections = self.sitting_sections
+        index = self.section_at + 1
+        if index >= len(sections):
+            return False
+        at = at or timezone.now()
+        window = window_on_entering(
+            sections, index, Window(self.open_from, self.open_to), forward_only=self.forward_only
+        )
+        changes = {
+            "section_at": index,
+            "open_from": window.open_from,
+            "open_to": window.open_to,
+            "section_deadline": section_deadline(sections[index], at, self.deadline),
+        }
+        moved = MockExam.objects.filter(
+            pk=self.pk, section_at=self.section_at, submitted_at__isnull=True
+        ).update(**changes)
+        if moved:
+            for name, value in changes.items():
+                setattr(self, name, value)
+        else:
+            self.refresh_from_db()
+        return bool(moved)
+
+    def step_to(self, position: int) -> bool:
+        """Forward-only: move on from the question being sat to `position`, the next one of
+        its section, for good. One UPDATE, made once."""
+        if position != self.open_from + 1 or position >= self.current_section.end:
+            return False
+        moved = MockExam.objects.filter(
+            pk=self.pk, open_from=self.open_from, submitted_at__isnull=True
+        ).update(open_from=position, open_to=position + 1)
+        if moved:
+            self.open_from, self.open_to = position, position + 1
+        return bool(moved)
+
+    def close_expired_section(self) -> None:
+        """A section whose own time ran out closes, and the learner moves on to the next (at
+        the moment it ran out); the last one's running out submits the exam as it stood."""
+        while (
+            not self.is_submitted
+            and self.section_deadline is not None
+            and timezone.now() >= self.section_deadline
+        ):
+            ran_out = self.section_deadline
+            if self.is_last_section:
+                self.submit(at=ran_out)
+            else:
+                self.enter_next_section(at=ran_out)
+
     def submit(self, at: datetime | None = None) -> bool:
         """Grade every item and record the answers as attempts, once: the first caller to
         flip `submitted_at` does it, in one transaction; a second (another tab, the deadline
@@ -262,6 +383,16 @@ class MockExam(models.Model):
                 marks=self.marks, withdrawn_count=self.withdrawn_count,
             )  # fmt: skip
         return True
+
+
+def section_deadline(
+    section: SittingSection, entered: datetime, deadline: datetime
+) -> datetime | None:
+    """When a section entered at `entered` closes: its own minutes later, never after the
+    exam's deadline; None for a section without minutes of its own."""
+    if section.minutes is None:
+        return None
+    return min(entered + timedelta(minutes=section.minutes), deadline)
 
 
 class MockItem(models.Model):

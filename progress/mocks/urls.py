@@ -9,5 +9,10 @@ urlpatterns = [
     path("mocks/<str:code>/report/", views.mock_report, name="mock_report"),
     path("mocks/<str:code>/review/", views.mock_review, name="mock_review"),
     path("mocks/<str:code>/practise-missed/", views.mock_practise_missed, name="mock_practise"),
+    path(
+        "mocks/<str:code>/sections/<int:number>/finish/",
+        views.mock_finish_section,
+        name="mock_finish_section",
+    ),
     path("mocks/<str:code>/<int:number>/", views.mock_item, name="mock_item"),
 ]

@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -39,6 +40,7 @@ def _get_mock_for_learner(request: AuthenticatedHttpRequest, code: str) -> MockE
         MockExam.objects.select_related("exam"), code=code, learner=request.user
     )
     mock.learner = request.user  # known already: the report's forecast reads it
+    mock.close_expired_section()
     if not mock.is_submitted and mock.time_is_up:
         mock.submit(at=mock.deadline)
     return mock
@@ -115,10 +117,11 @@ def mock_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     remember_sitting(request, mock)
     first_open = (
         mock.items.filter(chosen_keys=[], question__in=Question.objects.published())
+        .filter(position__gte=mock.open_from, position__lt=mock.open_to)
         .order_by("position")
         .first()
     )
-    number = first_open.position + 1 if first_open else 1
+    number = (first_open.position if first_open else mock.open_from) + 1
     return redirect(reverse("mock_item", args=[mock.code, number]))
 
 
@@ -131,12 +134,18 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
     if item is None:
         raise Http404("No such mock exam question")
     mock = item.mock
+    mock.close_expired_section()
     if not mock.is_submitted and mock.time_is_up:
         mock.submit(at=mock.deadline)
     if mock.is_submitted:
         if request.method == "POST":
             return _time_up_response(request, mock)
         return redirect(reverse("mock_report", args=[mock.code]))
+    if not mock.is_open(item.position):
+        if request.method == "POST" or item.position < mock.open_from:
+            return _closed_response(request, mock, number)
+        if moved := _move_towards(mock, item.position):
+            return moved
     if item.question is not None and not item.question.is_published:
         # Sent back to review during the sitting: not shown, nothing saved, not scored.
         status = 410 if request.method == "POST" else 200
@@ -171,6 +180,32 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
         if page
         else None,
     )
+
+
+def _closed_response(request: HttpRequest, mock: MockExam, number: int) -> HttpResponse:
+    """A question out of the sitting's window, asked for or posted to: refused, changing
+    nothing, saying why and where the sitting is."""
+    context = {"mock": mock, "number": number, "current": mock.open_from + 1}
+    return TemplateResponse(request, "progress/mocks/closed_item.html", context, status=403)
+
+
+def _move_towards(mock: MockExam, position: int) -> HttpResponse | None:
+    """A GET of a question ahead of the window: forward-only, the next question moves the
+    sitting on to it; the first of the next section enters it, unless the section being
+    left closes, when the learner is first asked to finish it (mock_finish_section). None
+    when the question is open now; else where to go instead."""
+    section = mock.current_section
+    current = reverse("mock_item", args=[mock.code, mock.open_from + 1])
+    if mock.forward_only and position != mock.open_from + 1:
+        return redirect(current)  # forward-only does not skip ahead either
+    if position < section.end:
+        return None if mock.forward_only and mock.step_to(position) else redirect(current)
+    if section.closes:
+        return redirect(reverse("mock_finish_section", args=[mock.code, mock.section_at + 1]))
+    mock.enter_next_section()
+    if mock.is_open(position):
+        return None
+    return redirect(reverse("mock_item", args=[mock.code, mock.open_from + 1]))
 
 
 def _save_known_item(
@@ -234,7 +269,8 @@ def _after_save(
 
 def _navigator(mock: MockExam) -> list[dict[str, Any]]:
     """Every question's state, for the navigator; a withdrawn question is neither answered
-    nor open. One query, whatever the exam length."""
+    nor open; a closed one (a finished section, or passed in a forward-only exam) cannot be
+    opened again. One query, whatever the exam length."""
     live = Exists(Question.objects.published().filter(pk=OuterRef("question_id")))
     rows = (
         mock.items.annotate(live=live)
@@ -247,9 +283,44 @@ def _navigator(mock: MockExam) -> list[dict[str, Any]]:
             "answered": bool(chosen) and (live or question_id is None),
             "flagged": flagged,
             "withdrawn": question_id is not None and not live,
+            "closed": position < mock.open_from,
         }
         for position, chosen, flagged, question_id, live in rows
     ]
+
+
+def _by_section(mock: MockExam, cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The navigator's cells grouped by the sitting's sections (one group, untitled, when
+    the exam has none), each with what the review screen says of it."""
+    groups = []
+    for index, section in enumerate(mock.sitting_sections):
+        mine = cells[section.first : section.end]
+        groups.append(
+            {
+                "number": index + 1,
+                "section": section,
+                "cells": mine,
+                "answered": sum(1 for cell in mine if cell["answered"]),
+                "closed": bool(mine) and all(cell["closed"] for cell in mine),
+                "current": index == mock.section_at,
+                "ahead": index > mock.section_at,
+            }
+        )
+    return groups
+
+
+def _timer(mock: MockExam) -> dict[str, Any]:
+    """The countdown: the exam's time, or the section's own when it runs out first."""
+    seconds = mock.seconds_left
+    if mock.section_deadline is not None:
+        section_seconds = max(0, int((mock.section_deadline - timezone.now()).total_seconds()))
+        if section_seconds < seconds:
+            return {
+                "seconds_left": section_seconds,
+                "timer_total": 60 * (mock.current_section.minutes or 0),
+                "timer_of_section": True,
+            }
+    return {"seconds_left": seconds}
 
 
 def _render_mock_item(
@@ -272,8 +343,13 @@ def _render_mock_item(
         "ticked": ticked,
         "navigator": navigator,
         "answered": sum(1 for cell in navigator if cell["answered"]),
-        "seconds_left": mock.seconds_left,
+        "groups": _by_section(mock, navigator),
+        "section": mock.current_section,
+        "section_number": mock.section_at + 1,
+        "can_go_back": item.position > mock.open_from,
+        "ends_section": item.position + 1 == mock.current_section.end and not mock.is_last_section,
         "withdrawn": withdrawn,
+        **_timer(mock),
     }
     return TemplateResponse(request, "progress/mocks/item.html", context, status=status)
 
@@ -295,12 +371,46 @@ def mock_submit(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     context = {
         "mock": mock,
         "navigator": navigator,
+        "groups": _by_section(mock, navigator),
         "unanswered": [c for c in navigator if not c["answered"] and not c["withdrawn"]],
         "flagged": [cell for cell in navigator if cell["flagged"] and not cell["withdrawn"]],
         "withdrawn": [cell for cell in navigator if cell["withdrawn"]],
-        "seconds_left": mock.seconds_left,
+        **_timer(mock),
     }
     return TemplateResponse(request, "progress/mocks/submit.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def mock_finish_section(request: AuthenticatedHttpRequest, code: str, number: int) -> HttpResponse:
+    """The warning before leaving a section (it locks, or its time is its own), and the
+    POST that leaves it. Works without JavaScript: a page and a form."""
+    mock = _get_mock_for_learner(request, code)
+    if mock.is_submitted:
+        if request.method == "POST":
+            return _time_up_response(request, mock)
+        return redirect(reverse("mock_report", args=[mock.code]))
+    if number != mock.section_at + 1:
+        # Finished already (another tab, its time ran out), or not reached yet.
+        return redirect(reverse("mock_resume", args=[mock.code]))
+    if request.method == "POST":
+        if mock.is_last_section:
+            return redirect(reverse("mock_submit", args=[mock.code]))
+        mock.enter_next_section()
+        return redirect(reverse("mock_item", args=[mock.code, mock.current_section.first + 1]))
+    navigator = _navigator(mock)
+    section = mock.current_section
+    cells = navigator[section.first : section.end]
+    context = {
+        "mock": mock,
+        "section": section,
+        "section_number": number,
+        "unanswered": [c for c in cells if not c["answered"] and not c["withdrawn"]],
+        "flagged": [c for c in cells if c["flagged"] and not c["withdrawn"]],
+        "next_section": None if mock.is_last_section else mock.sitting_sections[number],
+        **_timer(mock),
+    }
+    return TemplateResponse(request, "progress/mocks/finish_section.html", context)
 
 
 @require_GET
