@@ -5,6 +5,7 @@ questions.models is the index Django imports: it imports this module, never the 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
@@ -232,6 +233,41 @@ class ScoreScale:
 def validate_kinds(value: object) -> None:
     if not isinstance(value, list) or any(kind not in Kind.values for kind in value):
         raise ValidationError(f"Item types are a list of {', '.join(Kind.values)}.", code="kinds")
+
+
+def section_problems(
+    question_count: int | None, minutes: int | None, sections: list[dict[str, Any]]
+) -> list[str]:
+    """What is wrong with these sections of an exam whose mock exams have `question_count`
+    questions in `minutes`, in a curator's words: the admin's and the bank import's. A
+    section is a dict of MockSection's fields (title, kinds, holds_case_study,
+    question_count, minutes)."""
+    if question_count is None or minutes is None:
+        return ["Give the mock exam's question count, minutes and pass percent first."]
+    problems = []
+    total = sum(section["question_count"] for section in sections)
+    if total != question_count:
+        problems.append(
+            f"The sections hold {total} questions but the mock exam has "
+            f"{question_count}: make them add up."
+        )
+    own = sum(section.get("minutes") or 0 for section in sections)
+    if own > minutes:
+        problems.append(
+            f"The sections' own minutes add up to {own}, more than the exam's {minutes}."
+        )
+    if sum(1 for section in sections if section.get("holds_case_study")) > 1:
+        problems.append("Only one section can hold the case study: a mock exam draws one.")
+    named: dict[str, str] = {}
+    for section in sections:
+        for kind in section.get("kinds", []):
+            if kind in named:
+                problems.append(
+                    f"“{Kind(kind).label}” is named by both “{named[kind]}” and "
+                    f"“{section['title']}”: name it in one section."
+                )
+            named[kind] = section["title"]
+    return problems
 
 
 class MockSection(models.Model):

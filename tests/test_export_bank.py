@@ -101,5 +101,5 @@ def test_export_query_count_does_not_grow_with_the_bank():
     import_document(make_bank(100, slug="large", prefix="l"))
     with CaptureQueriesContext(connection) as large:
         export_document()
-    # Exams, topics, case studies, questions, parts, options, related questions.
-    assert len(small) == len(large) == 7
+    # Exams, topics, case studies, mock sections, questions, parts, options, related questions.
+    assert len(small) == len(large) == 8

@@ -16,7 +16,7 @@ import random
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -379,6 +379,7 @@ def _write(
                     question_count=len(sitting.questions),
                     duration_minutes=exam.mock_duration_minutes or 0,
                     pass_percent=exam.mock_pass_percent or Decimal(0),
+                    scale=asdict(exam.scale) if exam.scale else None,
                     started_at=sitting.started_at,
                     deadline=sitting.started_at
                     + timedelta(minutes=exam.mock_duration_minutes or 0),

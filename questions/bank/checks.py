@@ -30,6 +30,7 @@ from questions.bank.item_fields import (
     item_facts,
 )
 from questions.bank.schema_pass import Check, compile_passes, ecma_search
+from questions.exams import section_problems
 from questions.grading import CHOICE_KINDS, KeyPart, parse_number, text_matches
 from questions.item_rules import item_problems
 from questions.media.images import document_images
@@ -211,6 +212,8 @@ def rule_problems(
         mock = exam.get("mock_exam")
         if isinstance(mock, dict) and (message := _decimal_problem(mock.get("pass_percent"))):
             problems.append(Problem(f"{base}.mock_exam.pass_percent", message))
+        if isinstance(mock, dict):
+            problems.extend(_mock_shape_problems(mock, f"{base}.mock_exam", version))
         topics = _items(exam.get("topics"))
         topic_slugs: dict[str, str] = {}
         weights: list[Decimal] = []
@@ -288,6 +291,54 @@ def rule_problems(
 
 
 VERSION_2_ONLY = 'new in version 2 of the format: this file says "version": 1'
+
+
+def _mock_shape_problems(mock: dict[str, Any], base: str, version: int) -> list[Problem]:
+    """The exam mode's parts of a mock exam's shape (version 2): the scale in order, the
+    sections as the admin checks them."""
+    if version == 1:
+        return [
+            Problem(f"{base}.{name}", VERSION_2_ONLY)
+            for name in ("forward_only", "scale", "sections")
+            if name in mock
+        ]
+    problems = []
+    scale = mock.get("scale")
+    in_order = (
+        not isinstance(scale, dict)
+        or not all(isinstance(scale.get(key), int) for key in SCALE_KEYS)
+        or scale["min"] < scale["pass"] <= scale["max"]
+    )
+    if not in_order:
+        message = "the pass mark must be above the lowest score and at most the highest"
+        problems.append(Problem(f"{base}.scale", message))
+    sections = [section for _, section in _items(mock.get("sections"))]
+    if sections and all(isinstance(s.get("question_count"), int) for s in sections):
+        count, minutes = mock.get("question_count"), mock.get("duration_minutes")
+        problems.extend(
+            Problem(f"{base}.sections", message)
+            for message in section_problems(
+                count if isinstance(count, int) else None,
+                minutes if isinstance(minutes, int) else None,
+                [section_fields(section) for section in sections],
+            )
+        )
+    return problems
+
+
+SCALE_KEYS = ("min", "max", "pass")
+
+
+def section_fields(section: dict[str, Any]) -> dict[str, Any]:
+    """A document's section as MockSection's fields."""
+    return {
+        "title": section.get("title", ""),
+        "kinds": list(section.get("item_types", [])),
+        "holds_case_study": section.get("case_study", False),
+        "question_count": section.get("question_count"),
+        "minutes": section.get("minutes"),
+        "locks": section.get("locks", False),
+    }
 
 
 def _case_study_slugs(exam: dict[str, Any], base: str, problems: list[Problem]) -> list[str]:

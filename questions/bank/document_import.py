@@ -14,7 +14,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from courseiva.lib.sql import insert_instances, insert_rows
-from questions.bank.checks import BankError, Document, Problem, check_documents
+from questions.bank.checks import (
+    BankError,
+    Document,
+    Problem,
+    check_documents,
+    section_fields,
+)
 from questions.bank.item_fields import planned_items, preview_lines
 from questions.bank.option_rows import UPDATE_BATCH, PlannedItems, assign_changed, write_items
 from questions.media.images import document_images, store_all
@@ -22,6 +28,7 @@ from questions.models import (
     Author,
     CaseStudy,
     Exam,
+    MockSection,
     Question,
     RelatedQuestion,
     Scoring,
@@ -71,6 +78,10 @@ def _exam_values(exam: dict[str, Any], position: int) -> dict[str, Any]:
         "mock_question_count": mock["question_count"] if mock else None,
         "mock_duration_minutes": mock["duration_minutes"] if mock else None,
         "mock_pass_percent": _decimal(mock["pass_percent"]) if mock else None,
+        "forward_only": bool(mock and mock.get("forward_only")),
+        "scale_min": scale["min"] if (scale := mock and mock.get("scale")) else None,
+        "scale_max": scale["max"] if scale else None,
+        "scale_pass": scale["pass"] if scale else None,
         "position": position,
     }
 
@@ -203,6 +214,7 @@ def _write(exams: list[dict[str, Any]], say: Progress) -> ImportSummary:
     exam_rows = _write_exams(exams, summary, now)
     say(f"Writing {sum(len(exam['topics']) for exam in exams)} topics")
     topic_rows = _write_topics(exams, exam_rows, summary)
+    _write_sections(exams, exam_rows)
     case_studies = _write_case_studies(exams, exam_rows)
     pairs = [(exam["slug"], question) for exam in exams for question in exam["questions"]]
     say(f"Writing {len(pairs)} questions")
@@ -263,6 +275,21 @@ def _write_exams(
     Exam.objects.bulk_update(changed, [*EXAM_FIELDS, "updated_at"], batch_size=UPDATE_BATCH)
     summary.exams_created, summary.exams_updated = len(new), len(changed)
     return rows
+
+
+def _write_sections(exams: list[dict[str, Any]], rows: dict[str, Exam]) -> None:
+    """The mock exam sections of the exams whose shape names them, as the document has
+    them (those of an exam whose shape does not say are kept). Two queries at most."""
+    named = {exam["slug"]: exam["mock_exam"]["sections"] for exam in exams
+             if "sections" in (exam.get("mock_exam") or {})}  # fmt: skip
+    if not named:
+        return
+    MockSection.objects.filter(exam__in=[rows[slug] for slug in named]).delete()
+    MockSection.objects.bulk_create(
+        MockSection(exam=rows[slug], position=position, **section_fields(section))
+        for slug, sections in named.items()
+        for position, section in enumerate(sections)
+    )
 
 
 def _write_topics(

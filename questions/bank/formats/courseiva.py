@@ -21,6 +21,7 @@ from questions.models import (
     CaseStudy,
     Exam,
     Kind,
+    MockSection,
     Option,
     Part,
     Question,
@@ -95,8 +96,8 @@ def _number(value: Decimal) -> int | float:
 
 
 def export_document(exams: Sequence[Exam] | None = None) -> Document:
-    """The bank (or the given exams) as a document. Seven queries, whatever its size, and an
-    eighth when its text shows images.
+    """The bank (or the given exams) as a document. Eight queries, whatever its size, and a
+    ninth when its text shows images.
 
     Optional fields that are empty are left out, so exporting what was imported gives back
     the same document; `status` is always written.
@@ -110,6 +111,9 @@ def export_document(exams: Sequence[Exam] | None = None) -> Document:
     for case in CaseStudy.objects.filter(exam__in=exam_ids):
         cases_by_exam.setdefault(case.exam_id, []).append(case)
     case_slugs = {case.pk: case.slug for cases in cases_by_exam.values() for case in cases}
+    sections_by_exam: dict[int, list[MockSection]] = {}
+    for section in MockSection.objects.filter(exam__in=exam_ids):
+        sections_by_exam.setdefault(section.exam_id, []).append(section)
     questions = list(
         Question.objects.filter(topic__exam__in=exam_ids)
         .select_related("topic", "author")
@@ -154,6 +158,7 @@ def export_document(exams: Sequence[Exam] | None = None) -> Document:
                 topics_by_exam.get(exam.pk, []),
                 questions_by_exam.get(exam.pk, []),
                 cases_by_exam.get(exam.pk, []),
+                sections_by_exam.get(exam.pk, []),
             )
             for exam in exam_rows
         ],
@@ -193,7 +198,11 @@ def _without_empty(values: dict[str, Any], optional: Iterable[str]) -> dict[str,
 
 
 def _export_exam(
-    exam: Exam, topics: list[Topic], questions: list[dict[str, Any]], cases: list[CaseStudy]
+    exam: Exam,
+    topics: list[Topic],
+    questions: list[dict[str, Any]],
+    cases: list[CaseStudy],
+    sections: list[MockSection],
 ) -> Document:
     values: dict[str, Any] = {
         "slug": exam.slug,
@@ -208,6 +217,15 @@ def _export_exam(
             "duration_minutes": exam.mock_duration_minutes,
             "pass_percent": _number(exam.mock_pass_percent),
         }
+        if exam.forward_only:
+            values["mock_exam"]["forward_only"] = True
+        if exam.scale is not None:
+            scale = exam.scale
+            values["mock_exam"]["scale"] = {
+                "min": scale.low, "max": scale.high, "pass": scale.passing
+            }  # fmt: skip
+        if sections:
+            values["mock_exam"]["sections"] = [_export_section(s) for s in sections]
     values["topics"] = [
         _without_empty(
             {
@@ -381,3 +399,16 @@ def _export_option(
 
 def dump_document(document: Document) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _export_section(section: MockSection) -> dict[str, Any]:
+    values: dict[str, Any] = {"title": section.title, "question_count": section.question_count}
+    if section.kinds:
+        values["item_types"] = list(section.kinds)
+    if section.holds_case_study:
+        values["case_study"] = True
+    if section.minutes is not None:
+        values["minutes"] = section.minutes
+    if section.locks:
+        values["locks"] = True
+    return values
