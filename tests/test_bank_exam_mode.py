@@ -29,8 +29,8 @@ def test_sections_forward_only_and_the_scale_go_out_and_back_in():
     exam = Exam.objects.get(slug="cloud-security-associate")
     assert (exam.scale_min, exam.scale_max, exam.scale_pass) == (100, 1000, 700)
     assert list(exam.mock_sections.values_list("title", "holds_case_study", "locks")) == [
-        ("Questions", False, False),
         ("Case study: Northwind Clinics", True, True),
+        ("Questions", False, False),
     ]
     assert Exam.objects.get(slug="network-fundamentals").forward_only
     exported = export_document()
@@ -58,9 +58,9 @@ def test_a_file_that_names_sections_replaces_them_and_one_that_does_not_keeps_th
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda m: m["sections"][0].update(question_count=10), "hold 13 questions but the mock"),
-        (lambda m: m["sections"][0].update(minutes=40), "more than the exam's 30"),
-        (lambda m: m["sections"][0].update(case_study=True), "Only one section can hold"),
+        (lambda m: m["sections"][1].update(question_count=10), "hold 13 questions but the mock"),
+        (lambda m: m["sections"][1].update(minutes=40), "more than the exam's 30"),
+        (lambda m: m["sections"][1].update(case_study=True), "Only one section can hold"),
         (lambda m: m["scale"].update({"pass": 1000, "max": 900}), "the pass mark"),
     ],
 )
