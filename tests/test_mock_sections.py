@@ -82,6 +82,13 @@ def finish_url(mock, number):
 # The draw ------------------------------------------------------------------------------------
 
 
+def test_the_start_page_tells_the_shape_before_starting(client, learner, exam):
+    page = client.get(reverse("mock_start", args=[exam.slug])).text
+    assert "In 3 sections, sat in order" in page
+    assert "<strong>Case study</strong>: 2 questions; once you finish it you cannot come" in page
+    assert "Forward-only" not in page
+
+
 def test_each_section_holds_its_item_types_and_the_case_study_comes_whole(client, learner, exam):
     mock = start(client, exam)
     items = list(mock.items.select_related("question").order_by("position"))

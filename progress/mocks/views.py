@@ -104,6 +104,7 @@ def mock_start(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpRespons
         "short": [draw for draw in plan if draw.short],
         "drawn": sum(draw.drawn for draw in plan),
         "current": current,
+        "sections": list(exam.mock_sections.all()),
     }
     return TemplateResponse(request, "progress/mocks/start.html", context)
 
