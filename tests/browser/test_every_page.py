@@ -28,7 +28,13 @@ from questions.pages.snapshot import QuestionPage, question_page
 from tests import items
 from tests.banks import DEMO_BANK
 from tests.browser.parts import answer_every_part, answer_shown, check
-from tests.factories import InstructorFactory, StaffFactory, TopicFactory, UserFactory
+from tests.factories import (
+    InstructorFactory,
+    QuestionFactory,
+    StaffFactory,
+    TopicFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -146,13 +152,22 @@ def site():
         items.dropdown(types, gaps=1, exhibit="| Setting | Value |\n|---|---|\n| mode | [[1]] |"),
     ]
     types_mock = MockExam.objects.start(learner=learner, exam=types.exam)
+    # A forward-only exam's sitting moved on from its first question, which is now closed.
+    onward = TopicFactory(
+        title="Forward-only", weight=100,
+        exam__mock_question_count=2, exam__mock_duration_minutes=10,
+        exam__mock_pass_percent=70, exam__forward_only=True,
+    )  # fmt: skip
+    QuestionFactory.create_batch(2, topic=onward)
+    forward = MockExam.objects.start(learner=learner, exam=onward.exam)
+    forward.step_to(1)
     call_command("compute_item_statistics", verbosity=0)
     StaffFactory(username="boss")
     return {
         "exam": exam, "topic": questions[0].topic, "question": questions[0], "learner": learner,
         "quiz": open_quiz, "done": done, "mock": mock, "sitting": sitting, "cohort": cohort,
         "join": Cohort.objects.create(name="Morning class", exam=exam),
-        "shaped": shaped, "types_mock": types_mock,
+        "shaped": shaped, "types_mock": types_mock, "forward": forward,
     }  # fmt: skip
 
 
@@ -228,6 +243,9 @@ def learner_pages(site) -> list[Visit]:
         Visit("mock start", reverse("mock_start", args=[site["exam"].slug])),
         Visit("mock question", reverse("mock_item", args=[sitting.code, 2])),
         Visit("mock submit", reverse("mock_submit", args=[sitting.code])),
+        # The demo's CSA exam has sections: its case study, first, locks.
+        Visit("mock finish section", reverse("mock_finish_section", args=[sitting.code, 1])),
+        Visit("mock question closed", reverse("mock_item", args=[site["forward"].code, 1])),
         Visit("mock report", reverse("mock_report", args=[mock.code])),
         Visit("mock review", reverse("mock_review", args=[mock.code]) + "?show=all"),
         Visit("report a problem", reverse("report_problem", args=[question.uid])),
@@ -286,7 +304,7 @@ def problems_on(page, visit: Visit, viewport: dict[str, int]) -> list[str]:
     page.set_viewport_size(viewport)
     response = page.goto(visit.url)
     assert response is not None
-    if response.status >= 400 and visit.name != "not found":
+    if response.status >= 400 and visit.name not in {"not found", "mock question closed"}:
         return [f"{visit.name}: HTTP {response.status}"]
     if visit.then is not None:
         visit.then(page)

@@ -76,7 +76,7 @@ def test_sit_a_mock_exam_and_read_the_report(page):
 
     expect(page.get_by_role("heading", name="NETF mock exam: score report")).to_be_visible()
     expect(page.locator(".score")).to_contain_text(f"of {total}")
-    expect(page.get_by_role("heading", name="By topic")).to_be_visible()
+    expect(page.get_by_role("heading", name="By blueprint domain")).to_be_visible()
     expect(page.locator("svg.chart")).to_be_visible()
     page.get_by_role("link", name="Review every question").click()
     expect(page.locator(".review-item")).to_have_count(total)
