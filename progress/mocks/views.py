@@ -183,9 +183,12 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
     )
 
 
-def _closed_response(request: HttpRequest, mock: MockExam, number: int) -> HttpResponse:
+def _closed_response(request: HtmxHttpRequest, mock: MockExam, number: int) -> HttpResponse:
     """A question out of the sitting's window, asked for or posted to: refused, changing
-    nothing, saying why and where the sitting is."""
+    nothing, saying why and where the sitting is (htmx: the page is stale, its section
+    closed under it, and the browser goes where the sitting is)."""
+    if request.htmx:
+        return HttpResponseClientRedirect(reverse("mock_resume", args=[mock.code]))
     context = {"mock": mock, "number": number, "current": mock.open_from + 1}
     return TemplateResponse(request, "progress/mocks/closed_item.html", context, status=403)
 
