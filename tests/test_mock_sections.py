@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from progress.cohorts.models import Cohort, Membership, TimeAllowance
 from progress.mocks.models import MockExam, MockItem
 from questions.models import Kind, MockSection
 from tests.factories import ExamFactory, QuestionFactory, StaffFactory, TopicFactory
@@ -364,3 +365,14 @@ def test_the_admin_refuses_sections_that_do_not_fit_the_exam(client):
         ("Choices", ["single"], False, None),
         ("Case study", [], True, 20),
     ]
+
+
+def test_a_sections_own_minutes_are_under_the_learners_extra_time_too(client, learner, exam):
+    MockSection.objects.filter(exam=exam, position=0).update(minutes=20)
+    cohort = Cohort.objects.create(name="Evening class", exam=exam)
+    Membership.objects.create(cohort=cohort, learner=learner)
+    TimeAllowance.objects.create(cohort=cohort, allowance="1.5")
+    mock = start(client, exam)
+    assert mock.deadline - mock.started_at == timedelta(minutes=90)
+    assert mock.section_deadline - mock.started_at == timedelta(minutes=30)
+    assert mock.sections[0]["minutes"] == 30
