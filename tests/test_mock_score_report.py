@@ -91,3 +91,10 @@ def test_the_sectioned_report_costs_what_the_plain_one_does(
     # As tests/test_mocks.py pins it: the sections are the sitting's own, read with it.
     with django_assert_num_queries(10):
         client.get(reverse("mock_report", args=[mock.code]))
+
+
+def test_the_review_names_each_questions_section(client, learner, exam):
+    mock = sit(client, exam, right=0)
+    page = client.get(reverse("mock_review", args=[mock.code]) + "?show=all").text
+    assert "Question 1 · First half · " in page
+    assert "Question 4 · Second half · " in page

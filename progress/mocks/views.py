@@ -27,6 +27,7 @@ from progress.mocks.forms import MockAnswerForm
 from progress.mocks.middleware import DEADLINE_SESSION_KEY, SITTING_SESSION_KEY
 from progress.mocks.models import MockExam, MockItem
 from progress.mocks.report import report_context
+from progress.mocks.sections import section_index
 from progress.practice.models import Quiz, Selection
 from progress.readiness.standing import standings
 from questions.models import Exam, Question
@@ -451,6 +452,7 @@ def mock_review(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         item.question.uid for item in items if item.question and item.pk not in withdrawn
     )
     rows = []
+    sections = mock.sitting_sections
     for item in items:
         page = pages.get(item.question.uid) if item.question else None
         grade = page.grade(item.chosen_keys) if page else None
@@ -458,6 +460,7 @@ def mock_review(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
             {
                 "number": item.position + 1,
                 "item": item,
+                "section": sections[section_index(sections, item.position)].title,
                 "withdrawn": item.pk in withdrawn,
                 "page": page,
                 "grade": grade,
