@@ -127,6 +127,14 @@ def test_moving_into_a_section_that_follows_one_that_does_not_lock_needs_no_warn
     assert client.get(item_url(mock, 1)).status_code == 200
 
 
+def test_jumping_two_sections_ahead_enters_the_next_one_only(client, learner, exam):
+    mock = start(client, exam)
+    response = client.get(item_url(mock, 6))
+    assert response.url == item_url(mock, 3)  # section 2's first: it locks, so 6 waits
+    mock.refresh_from_db()
+    assert (mock.section_at, mock.open_from, mock.open_to) == (1, 0, 4)
+
+
 def test_leaving_a_locking_section_asks_first_then_closes_it(client, learner, exam):
     mock = start(client, exam)
     save_and_follow(client, mock, 2)

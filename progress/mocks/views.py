@@ -210,7 +210,9 @@ def _move_towards(mock: MockExam, position: int) -> HttpResponse | None:
     mock.enter_next_section()
     if mock.is_open(position):
         return None
-    return redirect(reverse("mock_item", args=[mock.code, mock.open_from + 1]))
+    # Further on than the section entered: its first question (one section at a time).
+    first = max(mock.open_from, mock.current_section.first)
+    return redirect(reverse("mock_item", args=[mock.code, first + 1]))
 
 
 def _save_known_item(
