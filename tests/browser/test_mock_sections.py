@@ -1,12 +1,16 @@
 """Exam mode in a browser: the demo's Cloud Security Associate mock, its case study a locked
 section of its own, the warning before leaving it, the scaled report, and the report printed."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from progress.mocks.models import MockExam
 from questions.bank.document_import import import_document
 from questions.bank.formats.courseiva import read_document
+from questions.models import Exam, MockSection
 from tests.banks import DEMO_BANK
 from tests.browser.parts import answer_shown
 from tests.factories import UserFactory
@@ -90,8 +94,6 @@ def test_sit_the_case_study_section_leave_it_for_good_and_print_the_report(page)
 
 def test_a_forward_only_sitting_has_no_way_back(page):
     import_document(read_document(DEMO_BANK))
-    from questions.models import Exam
-
     Exam.objects.filter(slug="network-fundamentals").update(forward_only=True)
     UserFactory(username="forward")
     sign_in(page, "forward")
@@ -107,3 +109,24 @@ def test_a_forward_only_sitting_has_no_way_back(page):
     page.go_back()
     expect(page.get_by_role("heading", name="Question 1 is closed")).to_be_visible()
     expect(page.get_by_text("This exam is forward-only")).to_be_visible()
+
+
+def test_a_sections_own_time_running_out_moves_the_learner_on(page):
+    import_document(read_document(DEMO_BANK))
+    MockSection.objects.filter(exam__slug="cloud-security-associate", position=0).update(minutes=5)
+    UserFactory(username="timed")
+    sign_in(page, "timed")
+    page.goto("/exams/cloud-security-associate/")
+    page.get_by_role("link", name="Start mock exam").click()
+    expect(page.get_by_text("5 minutes of its own")).to_be_visible()
+    page.get_by_role("button", name="Start mock exam").click()
+    expect(page.locator(".timer")).to_contain_text("Time left in this section")
+    # The section's time nearly gone (as the server holds it): the page counts down and,
+    # at zero, the server closes the section and opens the next.
+    mock = MockExam.objects.get()
+    MockExam.objects.filter(pk=mock.pk).update(
+        section_deadline=timezone.now() + timedelta(seconds=3)
+    )
+    page.reload()
+    expect(page.get_by_text("Section 2 of 2: Questions")).to_be_visible(timeout=15_000)
+    expect(page.get_by_role("button", name="Question 1: unanswered, closed")).to_be_disabled()
