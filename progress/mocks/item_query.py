@@ -27,9 +27,10 @@ def learner_item(learner_id: int, code: str, position: int) -> MockItem | None:
     return item
 
 
-def save_answer(item: MockItem, chosen: list[str], *, flagged: bool) -> bool:
-    """Save the answer to `item` and its flag while its sitting is open: False, saving
-    nothing, once it is submitted. One statement, its own transaction.
+def save_answer(item: MockItem, chosen: list[str], *, flagged: bool, seq: int) -> bool:
+    """Save the answer to `item` and its flag while its sitting is open and no save at or
+    after `seq` is stored (MockItem.answer_seq): False, saving nothing, once it is submitted
+    or when a later save holds. One statement, its own transaction.
 
     The UPDATE locks the sitting's row (a locking subquery) before it writes, as
     submitting does (its UPDATE of `submitted_at`): a save lands before the grading reads
@@ -39,10 +40,11 @@ def save_answer(item: MockItem, chosen: list[str], *, flagged: bool) -> bool:
     locking subquery only inside a transaction, whose COMMIT would cost one more round
     trip on the busiest request of a sitting."""
     sql = (
-        f"{_answer_update()} WHERE id = %s AND mock_id IN (SELECT id FROM "  # noqa: S608
-        f"{table(MockExam)} WHERE id = %s AND submitted_at IS NULL{_lock('')})"
+        f"{_answer_update()} WHERE id = %s AND answer_seq < %s AND mock_id IN (SELECT id "  # noqa: S608
+        f"FROM {table(MockExam)} WHERE id = %s AND submitted_at IS NULL{_lock('')})"
     )
-    return execute((sql, [*_answer_values(chosen, flagged), item.pk, item.mock_id])) == 1
+    values = [*_answer_values(chosen, flagged, seq), item.pk, seq, item.mock_id]
+    return execute((sql, values)) == 1
 
 
 def save_known_answer(
@@ -53,14 +55,15 @@ def save_known_answer(
     chosen: list[str],
     *,
     flagged: bool,
+    seq: int,
 ) -> int | None:
     """Save the answer to item `position` of the learner's sitting `code`, whose question
     the caller knows to be `uid` (and checked the answer against), without reading the
     item first: one statement, the sitting's id returned. It saves only while what that
     read would have checked holds: the sitting is the learner's, not submitted and within
-    its deadline, and the item's question is `uid` and published. Otherwise None, saving
-    nothing (the view's full path then says why). The sitting's row is locked as in
-    save_answer."""
+    its deadline, the item's question is `uid` and published, and no save at or after `seq`
+    is stored. Otherwise None, saving nothing (the view's full path then says why). The
+    sitting's row is locked as in save_answer."""
     status = Question._meta.get_field("status")
     deadline = MockExam._meta.get_field("deadline")
     sql = (
@@ -68,17 +71,18 @@ def save_known_answer(
         f"{table(MockExam)} me JOIN {table(MockItem)} mi ON mi.mock_id = me.id "
         f"JOIN {table(Question)} qu ON qu.id = mi.question_id "
         "WHERE me.code = %s AND me.learner_id = %s AND mi.position = %s "
-        "AND qu.uid = %s AND qu.status = %s "
+        "AND qu.uid = %s AND qu.status = %s AND mi.answer_seq < %s "
         f"AND me.submitted_at IS NULL AND me.deadline > %s{_lock(' OF me')}) "
         "RETURNING mock_id"
     )
     params = [
-        *_answer_values(chosen, flagged),
+        *_answer_values(chosen, flagged, seq),
         code,
         learner_id,
         position,
         uid,
         status.get_db_prep_value(Status.PUBLISHED, connection),
+        seq,
         deadline.get_db_prep_value(timezone.now(), connection),
     ]
     row = fetch_one((sql, params))
@@ -87,14 +91,18 @@ def save_known_answer(
 
 def _answer_update() -> str:
     # Only the quoted table name goes into the text (courseiva.lib.sql); values are parameters.
-    return f"UPDATE {table(MockItem)} SET chosen_keys = %s, flagged = %s, answered_at = %s"  # noqa: S608
+    return (
+        f"UPDATE {table(MockItem)} SET chosen_keys = %s, flagged = %s, "  # noqa: S608
+        "answered_at = %s, answer_seq = %s"
+    )
 
 
-def _answer_values(chosen: list[str], flagged: bool) -> list[Any]:
+def _answer_values(chosen: list[str], flagged: bool, seq: int) -> list[Any]:
     return [
         _prepared("chosen_keys", chosen),
         _prepared("flagged", flagged),
         _prepared("answered_at", timezone.now() if chosen else None),
+        seq,
     ]
 
 

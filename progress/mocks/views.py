@@ -5,17 +5,20 @@ During the sitting no response carries correctness: the pages show the stem and 
 texts only, and the answers are graded when the exam is submitted.
 """
 
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
 from django.db.models import Exists, OuterRef, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
 from courseiva.http import HtmxHttpRequest
 from progress.accounts.http import AuthenticatedHttpRequest
@@ -54,10 +57,15 @@ def _get_submitted_mock_for_learner(
 
 
 def _time_up_response(request: HtmxHttpRequest, mock: MockExam) -> HttpResponse:
-    """A post that arrived after the deadline or the submission: refused, saying why (htmx:
-    the browser goes to the report)."""
+    """A post that arrived after the deadline or the submission: refused, saying why. An
+    htmx post gets the status line that says it (a page that sends saves itself shows it)
+    and the way to the report (htmx goes there)."""
     if request.htmx:
-        return HttpResponseClientRedirect(reverse("mock_report", args=[mock.code]))
+        response = TemplateResponse(
+            request, "progress/mocks/item.html#closed", {"mock": mock}, status=409
+        )
+        response["HX-Redirect"] = reverse("mock_report", args=[mock.code])
+        return response
     return TemplateResponse(request, "progress/mocks/closed.html", {"mock": mock}, status=409)
 
 
@@ -157,9 +165,18 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
             return _render_mock_item(request, item, page, form, status=400)
         chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
         # Serialised with the submission on the sitting's row (see item_query.save_answer).
-        if not item_query.save_answer(item, chosen, flagged=flagged):
+        seq = form.cleaned_data["seq"]
+        if item.answer_seq >= seq:  # sent again, or sent late after a later save
+            return _after_save(request, mock.code, mock.question_count, mock.pk, number, form, item)
+        if not item_query.save_answer(item, chosen, flagged=flagged, seq=seq):
             mock.refresh_from_db()
-            return _time_up_response(request, mock)
+            if mock.is_submitted or mock.time_is_up:
+                if not mock.is_submitted:
+                    mock.submit(at=mock.deadline)
+                return _time_up_response(request, mock)
+            # A later save landed since the item was read: the stored answer stands.
+            kept = MockItem.objects.get(pk=item.pk)
+            return _after_save(request, mock.code, mock.question_count, mock.pk, number, form, kept)
         return _after_save(request, mock.code, mock.question_count, mock.pk, number, form)
     if request.session.get(SITTING_SESSION_KEY, {}).get("code") != mock.code:
         remember_sitting(request, mock)  # opened from another session: saves go short next
@@ -193,7 +210,13 @@ def _save_known_item(
         return None
     chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
     mock_id = item_query.save_known_answer(
-        request.user.pk, code, number - 1, uid, chosen, flagged=flagged
+        request.user.pk,
+        code,
+        number - 1,
+        uid,
+        chosen,
+        flagged=flagged,
+        seq=form.cleaned_data["seq"],
     )
     if mock_id is None:
         return None
@@ -207,15 +230,24 @@ def _after_save(
     mock_id: int,
     number: int,
     form: MockAnswerForm,
+    kept: MockItem | None = None,
 ) -> HttpResponse:
-    """Where a saved answer leaves the learner: with htmx (a ticked option, the flag) the
-    page stays, and only what the save changes is sent: the status line, this question's
-    navigator cell and the answered count (one query); else the page `go` asked for."""
+    """Where a saved answer leaves the learner: with htmx (a ticked option, the flag, or a
+    save the page sends itself) the page stays, and only what the save changes is sent: the
+    status line, this question's navigator cell and the answered count (one query); else
+    the page `go` asked for, with a message that says it was saved. `kept` is the item as
+    stored when this save was not applied because it was no later than the stored one."""
     chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
+    superseded = kept is not None and kept.answer_seq > form.cleaned_data["seq"]
+    if kept is not None:
+        chosen, flagged = kept.chosen_keys, kept.flagged
+    saved_at = timezone.now()
     if request.htmx:
         context = {
             "number": number,
             "saved_answer": bool(chosen),
+            "saved_at": saved_at,
+            "superseded": superseded,
             "cell": {"number": number, "answered": bool(chosen), "flagged": flagged},
             # Counted as the navigator counts: a withdrawn question's answer is not kept.
             "answered": MockItem.objects.filter(mock_id=mock_id)
@@ -224,6 +256,13 @@ def _after_save(
             .count(),
         }
         return TemplateResponse(request, "progress/mocks/item.html#saved", context)
+    if superseded:
+        messages.info(
+            request, f"Question {number} already had a later answer saved: this one was not kept."
+        )
+    else:
+        at = timezone.localtime(saved_at).strftime("%H:%M:%S %Z")
+        messages.success(request, f"Question {number} saved at {at}.")
     go = form.cleaned_data["go"]
     named = {"next": number + 1, "prev": number - 1, "review": count + 1}
     target = named[go] if go in named else int(go)
@@ -274,6 +313,10 @@ def _render_mock_item(
         "answered": sum(1 for cell in navigator if cell["answered"]),
         "seconds_left": mock.seconds_left,
         "withdrawn": withdrawn,
+        # On the server's clock, in milliseconds: the page orders its saves by it and
+        # counts down from the deadline even when it was kept for offline use.
+        "served_at": int(timezone.now().timestamp() * 1000),
+        "deadline_at": int(mock.deadline.timestamp() * 1000),
     }
     return TemplateResponse(request, "progress/mocks/item.html", context, status=status)
 
@@ -384,3 +427,21 @@ def mock_practise_missed(request: AuthenticatedHttpRequest, code: str) -> HttpRe
         messages.info(request, "You missed nothing in this exam: well done.")
         return redirect(reverse("mock_report", args=[mock.code]))
     return redirect(reverse("quiz_item", args=[quiz.code, 1]))
+
+
+@require_GET
+def mock_offline_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker that keeps a sitting's question pages for offline use
+    (static/js/mock-offline-worker.js). Served here rather than under /static/ because a
+    worker can only control pages at or below its own address, and each sitting registers
+    it with the sitting's address as its scope. The same for everyone: no personal data."""
+    response = HttpResponse(_offline_worker_source(), content_type="text/javascript")
+    response["Cache-Control"] = "no-cache"  # a new version is picked up at the next visit
+    return response
+
+
+@cache
+def _offline_worker_source() -> bytes:
+    path = finders.find("js/mock-offline-worker.js")
+    assert isinstance(path, str), "static/js/mock-offline-worker.js is missing"
+    return Path(path).read_bytes()
