@@ -189,3 +189,8 @@ def test_a_sitting_page_names_its_worker_and_its_clock(client, learner, exam):
     assert deadline == int(MockExam.objects.get().deadline.timestamp() * 1000)
     assert "js/mock-saves.js" in text
 
+
+def test_signing_out_clears_what_the_browser_kept(client, learner):
+    response = client.post(reverse("logout"))
+    assert response.status_code == 302
+    assert response["Clear-Site-Data"] == '"cache", "storage"'
