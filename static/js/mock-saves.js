@@ -22,8 +22,10 @@
 // Without JavaScript none of this runs: the form's buttons save by a plain post.
 (function () {
   "use strict";
-  var form = document.getElementById("mock-answer");
+  // A question's answer form, or the submission's form (which sends what waits first).
+  var form = document.getElementById("mock-answer") || document.getElementById("mock-submit");
   if (!form || !window.fetch || !window.URLSearchParams) return;
+  var answering = form.id === "mock-answer";
   var data = form.dataset;
   var sitting = data.sitting;
   var number = Number(data.number);
@@ -53,12 +55,27 @@
   // not now, so the offset measured on the last page that came from the server is kept.
   var state = load();
   var guess = state.offset === null ? null : Date.now() + state.offset;
-  var fresh = guess === null || servedAt > guess - 5000;
-  if (fresh) {
-    state.offset = servedAt - Date.now();
+  var fresh = !answering || guess === null || servedAt > guess - 5000;
+  if (answering) {
+    if (fresh) state.offset = servedAt - Date.now();
+    state.deadline = deadline;
     store(state);
   }
   function serverNow() { return Date.now() + load().offset; }
+
+  // What earlier sittings left here once their time is up (the answers the server took or
+  // refused): nothing of a sitting stays in the browser after it (sign-out clears it all).
+  if (answering) {
+    try {
+      for (var i = window.localStorage.length - 1; i >= 0; i -= 1) {
+        var other = window.localStorage.key(i);
+        if (other && other.indexOf("courseiva:mock-saves:") === 0 && other !== KEY) {
+          var kept = JSON.parse(window.localStorage.getItem(other) || "{}");
+          if (!kept.deadline || kept.deadline < serverNow()) window.localStorage.removeItem(other);
+        }
+      }
+    } catch (e) { /* storage off */ }
+  }
 
   // site.js counts down from the seconds the page was served with: on a kept page, count
   // them again from the server's deadline (this script runs before site.js).
@@ -121,14 +138,15 @@
     }
   }
 
-  // This question's answer as it stands, kept as its latest; false if it is the one kept.
+  // This question's answer as it stands, kept as its latest; false if it is the one kept
+  // already, or the one the page opened with (moving on without a change saves nothing).
+  var opened = null;
   function record() {
     var pairs = fields();
     var saved = load();
     var last = saved.entries[number];
-    if (last && last.state !== "refused" && JSON.stringify(last.fields) === JSON.stringify(pairs)) {
-      return false;
-    }
+    var same = JSON.stringify(pairs) === (last ? JSON.stringify(last.fields) : opened);
+    if (same && !(last && last.state === "refused")) return false;
     var seq = Math.max(Math.round(serverNow()), (saved.last || 0) + 1);
     saved.last = seq;
     saved.entries[number] = {seq: seq, fields: pairs, state: "pending"};
@@ -298,7 +316,7 @@
       status.append(" ", report);
     }
     status.classList.toggle("form-error", Boolean(left.length || late.length || by("refused").length));
-    retry.hidden = !left.length;
+    if (retry) retry.hidden = !left.length;
     if (left.length) {
       delay = Math.min(30000, delay ? delay * 2 : 1000);
       later = window.setTimeout(flush, delay + Math.random() * 500);
@@ -307,11 +325,29 @@
     }
   }
 
-  retry.addEventListener("click", function () {
+  window.addEventListener("online", function () {
     delay = 0;
     flush();
   });
-  window.addEventListener("online", function () {
+
+  // The submission's page: what waits is sent first (the list of unanswered questions is
+  // shown again if that changed it), and once more before the exam is submitted.
+  if (!answering) {
+    if (waiting().length) {
+      flush().then(function (results) {
+        if (results.some(function (r) { return r.outcome === "saved"; })) window.location.reload();
+      });
+    }
+    form.addEventListener("submit", function (event) {
+      if (!waiting().length) return;
+      event.preventDefault();
+      var timeout = new Promise(function (resolve) { window.setTimeout(resolve, 4000); });
+      Promise.race([flush(), timeout]).then(function () { form.submit(); });
+    });
+    return;
+  }
+
+  retry.addEventListener("click", function () {
     delay = 0;
     flush();
   });
@@ -351,6 +387,7 @@
       mark(Number(key), entry.fields);
     }
   });
+  opened = JSON.stringify(fields());
   if (!status.hasAttribute("tabindex")) status.setAttribute("tabindex", "-1");
   if (waiting().length) flush();
 
