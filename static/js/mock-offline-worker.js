@@ -73,7 +73,18 @@ function navigate(event, url) {
     var kept = request.method === "GET" && isItem(url)
       ? caches.open(CACHE).then(function (cache) { return cache.match(url.href, {ignoreVary: true}); })
       : Promise.resolve(undefined);
-    return kept.then(function (response) { return response || offlinePage(); });
+    return kept.then(function (response) { return response ? marked(response) : offlinePage(); });
+  });
+}
+
+// A kept page, marked as such: the page then knows that the time it was served is not now.
+function marked(response) {
+  return response.text().then(function (html) {
+    return new Response(html.replace(" data-served-at=", " data-kept-copy data-served-at="), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   });
 }
 

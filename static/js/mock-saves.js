@@ -51,13 +51,13 @@
     try { window.localStorage.setItem(KEY, JSON.stringify(state)); } catch (e) { /* memory */ }
   }
 
-  // The server's clock. A page the offline worker kept was served a while ago: its time is
-  // not now, so the offset measured on the last page that came from the server is kept.
+  // The server's clock. A page the offline worker kept (it marks them) was served a while
+  // ago: its time is not now, so the offset measured on the last page that came from the
+  // server is kept.
   var state = load();
-  var guess = state.offset === null ? null : Date.now() + state.offset;
-  var fresh = !answering || guess === null || servedAt > guess - 5000;
+  var fresh = !answering || !form.hasAttribute("data-kept-copy");
   if (answering) {
-    if (fresh) state.offset = servedAt - Date.now();
+    if (fresh || state.offset === null) state.offset = fresh ? servedAt - Date.now() : 0;
     state.deadline = deadline;
     store(state);
   }

@@ -55,6 +55,7 @@ def test_three_answers_given_offline_are_stored_once_when_it_returns(page):
     mock = sitting(page)
     status = page.locator("#save-status")
     served = {}
+    page.wait_for_timeout(1500)  # the kept pages' countdowns are a second or more behind now
     cut_at = timezone.now().timestamp() * 1000
     page.context.set_offline(True)
     chosen = {}
@@ -64,9 +65,18 @@ def test_three_answers_given_offline_are_stored_once_when_it_returns(page):
         expect(page.get_by_role("button", name="Retry")).to_be_visible()
         page.get_by_role("button", name="Save and next").click()
         expect(page.get_by_text(f"Question {number + 1} of 5")).to_be_visible()
-        served[number + 1] = int(page.locator("#mock-answer").get_attribute("data-served-at"))
+        form = page.locator("#mock-answer")
+        assert form.get_attribute("data-kept-copy") is not None  # marked by the worker
+        served[number + 1] = int(form.get_attribute("data-served-at"))
     # Each page came from the browser's copy, kept before the connection was cut...
     assert all(at < cut_at for at in served.values()), served
+    # ...counting down from the server's deadline, not from the seconds it was kept with.
+    kept = page.evaluate(
+        "caches.keys().then(k => caches.open(k[0])).then(c => c.match(location.href))"
+        ".then(r => r.text())"
+    )
+    kept_seconds = int(re.search(r'data-seconds-left="(\d+)"', kept).group(1))
+    assert int(page.locator(".timer").get_attribute("data-seconds-left")) < kept_seconds
     # ...and shows the answers kept in the browser: the navigator and the count.
     expect(page.get_by_role("button", name="Question 3: answered")).to_be_visible()
     expect(page.locator("#answered-count")).to_have_text("3 answered")
