@@ -245,21 +245,32 @@
     return running;
   }
 
+  // Rounds until nothing waits that was not tried as it stands: an answer changed while a
+  // save was under way is sent after it. One result per question, its last.
   function sendAll() {
-    var results = [];
+    var results = {};
+    var tried = {};
     var stop = false;
-    return waiting().reduce(function (chain, n) {
-      return chain.then(function () {
-        var entry = load().entries[n];
-        if (stop || !entry || entry.state !== "pending") return undefined;
-        return send(n, entry).then(function (result) {
-          result.number = n;
-          results.push(result);
-          // Not sent: the rest would not be either; they wait for the next try.
-          if (result.outcome === "unsent" || result.outcome === "signed-out") stop = true;
+    function round() {
+      var todo = waiting().filter(function (n) { return tried[n] !== load().entries[n].seq; });
+      if (stop || !todo.length) {
+        return Object.keys(results).map(function (n) { return results[n]; });
+      }
+      return todo.reduce(function (chain, n) {
+        return chain.then(function () {
+          var entry = load().entries[n];
+          if (stop || !entry || entry.state !== "pending") return undefined;
+          tried[n] = entry.seq;
+          return send(n, entry).then(function (result) {
+            result.number = n;
+            results[n] = result;
+            // Not sent: the rest would not be either; they wait for the next try.
+            if (result.outcome === "unsent" || result.outcome === "signed-out") stop = true;
+          });
         });
-      });
-    }, Promise.resolve()).then(function () { return results; });
+      }, Promise.resolve()).then(round);
+    }
+    return round();
   }
 
   function list(numbers) {
@@ -267,6 +278,11 @@
     return "questions " + numbers.slice(0, -1).join(", ") + " and " + numbers[numbers.length - 1];
   }
   function capital(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+  function escaped(text) {
+    var box = document.createElement("span");
+    box.textContent = text;
+    return box.innerHTML;
+  }
   function localTime(line) {
     var time = line.querySelector("time");
     if (time) time.textContent = new Date(time.getAttribute("datetime")).toLocaleTimeString();
@@ -282,7 +298,7 @@
     var numbers = function (rs) { return rs.map(function (r) { return r.number; }); };
     var left = waiting();
     var late = by("late").concat(by("submitted"));
-    var parts = [];
+    var parts = []; // HTML: the server's own status line, or text escaped
     if (late.length) {
       var reason = late[0].outcome === "late"
         ? "Time ran out before " : "The exam was submitted before ";
@@ -291,7 +307,7 @@
         : "the answers to " + list(numbers(late)) + " reached the server: they were not saved."));
     }
     by("refused").forEach(function (r) {
-      parts.push("Question " + r.number + ": " + r.line.textContent.trim());
+      parts.push(escaped("Question " + r.number + ": " + r.line.textContent.trim()));
     });
     if (left.length) {
       var why = results.some(function (r) { return r.outcome === "signed-out"; })
@@ -306,7 +322,7 @@
       parts.push(saved[0].line.innerHTML);
     } else if (saved.length) {
       var stamp = new Date().toLocaleTimeString();
-      parts.push(capital(list(numbers(saved))) + " saved at " + stamp + ".");
+      parts.push(escaped(capital(list(numbers(saved))) + " saved at " + stamp + "."));
     }
     status.innerHTML = parts.join(" ");
     if (late.length) {
