@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from progress.mocks.models import MockExam, MockItem
 from progress.practice.models import Attempt
+from tests import items
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -188,6 +189,29 @@ def test_the_submission_sends_what_waits_before_it(page):
     expect(page.get_by_role("heading", name=re.compile("score report"))).to_be_visible()
     assert stored(mock)[1] == [chosen]
     assert Attempt.objects.filter(mock_item__mock=mock).count() == 1
+
+
+def test_an_answer_the_server_refuses_says_why_and_keeps_the_learner_there(page):
+    topic = TopicFactory()
+    question = items.fill_in(topic)
+    QuestionFactory(topic=topic)
+    learner = UserFactory(username="sitter")
+    mock = MockExam.objects.start(learner=learner, exam=topic.exam)
+    number = mock.items.get(question=question).position + 1
+    sign_in(page, "sitter")
+    page.goto(f"/progress/mocks/{mock.code}/{number}/")
+    status = page.locator("#save-status")
+    page.get_by_label("Latency").fill("forty")
+    page.keyboard.press("Tab")  # leaving the blank is a change: it is saved
+    expect(status).to_contain_text(f"Question {number}: ")
+    expect(status).to_contain_text("Nothing was saved.")
+    page.get_by_role("button", name=re.compile("^Save and")).click()
+    expect(page.get_by_text(f"Question {number} of 2")).to_be_visible()  # still here
+    expect(status).to_be_focused()
+    page.get_by_label("Latency").fill("40")
+    page.keyboard.press("Tab")
+    expect(status).to_contain_text(f"Question {number} saved at")
+    assert len(MockItem.objects.get(mock=mock, position=number - 1).chosen_keys) == 1
 
 
 def test_without_javascript_the_buttons_still_save_and_say_so(browser, live_server):
