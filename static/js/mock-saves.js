@@ -333,6 +333,10 @@
     }
     status.classList.toggle("form-error", Boolean(left.length || late.length || by("refused").length));
     if (retry) retry.hidden = !left.length;
+    // Said again on the page a move opens next, as the plain post's message is.
+    var told = load();
+    told.told = {text: status.textContent, at: Date.now()};
+    store(told);
     if (left.length) {
       delay = Math.min(30000, delay ? delay * 2 : 1000);
       later = window.setTimeout(flush, delay + Math.random() * 500);
@@ -405,6 +409,11 @@
   });
   opened = JSON.stringify(fields());
   if (!status.hasAttribute("tabindex")) status.setAttribute("tabindex", "-1");
+  if (saved.told && Date.now() - saved.told.at < 10000) status.textContent = saved.told.text;
+  if (saved.told) {
+    delete saved.told;
+    store(saved);
+  }
   if (waiting().length) flush();
 
   // Keep the sitting's pages for offline use (see mock-offline-worker.js), and say so once

@@ -114,6 +114,7 @@ def test_answers_that_reach_the_server_after_the_deadline_are_refused_saying_so(
     expect(page.locator("#save-status")).to_contain_text("Question 1 saved at")
     page.get_by_role("button", name="Save and next").click()
     expect(page.get_by_text("Question 2 of 5")).to_be_visible()
+    expect(page.locator("#save-status")).to_contain_text("Question 1 saved at")  # said again
     page.context.set_offline(True)
     for number in (2, 3):
         choose(page)
