@@ -197,3 +197,44 @@ def test_signing_out_clears_what_the_browser_kept(client, learner):
     response = client.post(reverse("logout"))
     assert response.status_code == 302
     assert response["Clear-Site-Data"] == '"cache", "storage"'
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_older_save_that_waited_for_a_newer_one_changes_nothing():
+    """The newer save holds the sitting's row while the older one arrives: the older one
+    waits, then must find the newer number on the item, not the one it saw before."""
+    import threading
+
+    from django.db import connection, transaction
+
+    from progress.mocks import item_query
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's; SQLite runs one writer at a time")
+    learner = UserFactory()
+    exam = ExamFactory(mock_question_count=1, mock_duration_minutes=30)
+    QuestionFactory(topic=TopicFactory(exam=exam, weight=100))
+    mock = MockExam.objects.start(learner=learner, exam=exam)
+    item = mock.items.select_related("question").get()
+    right, wrong = keys(item)[0], keys(item, correct=False)[0]
+    outcome = {}
+
+    def older():
+        try:
+            outcome["saved"] = item_query.save_known_answer(
+                learner.pk, mock.code, 0, item.question.uid, [wrong], flagged=False, seq=1_000
+            )
+        finally:
+            connection.close()
+
+    with transaction.atomic():
+        MockExam.objects.select_for_update().get(pk=mock.pk)  # as the newer save's UPDATE
+        MockItem.objects.filter(pk=item.pk).update(chosen_keys=[right], answer_seq=2_000)
+        waiting = threading.Thread(target=older)
+        waiting.start()
+        waiting.join(timeout=1)
+        assert waiting.is_alive()  # it waits for the sitting's row
+    waiting.join(timeout=30)
+    assert outcome == {"saved": None}
+    item.refresh_from_db()
+    assert (item.chosen_keys, item.answer_seq) == ([right], 2_000)

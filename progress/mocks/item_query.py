@@ -71,9 +71,11 @@ def save_known_answer(
         f"{table(MockExam)} me JOIN {table(MockItem)} mi ON mi.mock_id = me.id "
         f"JOIN {table(Question)} qu ON qu.id = mi.question_id "
         "WHERE me.code = %s AND me.learner_id = %s AND mi.position = %s "
-        "AND qu.uid = %s AND qu.status = %s AND mi.answer_seq < %s "
+        "AND qu.uid = %s AND qu.status = %s "
         f"AND me.submitted_at IS NULL AND me.deadline > %s{_lock(' OF me')}) "
-        "RETURNING mock_id"
+        # On the row being updated, not in the subquery: a save that waited for another's
+        # lock checks the number that one stored (PostgreSQL rechecks the updated row only).
+        "AND answer_seq < %s RETURNING mock_id"
     )
     params = [
         *_answer_values(chosen, flagged, seq),
@@ -82,8 +84,8 @@ def save_known_answer(
         position,
         uid,
         status.get_db_prep_value(Status.PUBLISHED, connection),
-        seq,
         deadline.get_db_prep_value(timezone.now(), connection),
+        seq,
     ]
     row = fetch_one((sql, params))
     return int(row[0]) if row else None
