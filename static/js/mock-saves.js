@@ -80,6 +80,7 @@
   // site.js counts down from the seconds the page was served with: on a kept page, count
   // them again from the server's deadline (this script runs before site.js).
   var timer = document.querySelector(".timer[data-seconds-left]");
+  var expiredUrl = timer ? timer.dataset.expiredUrl : "";
   if (timer && !fresh) {
     timer.dataset.secondsLeft = String(Math.max(0, Math.round((deadline - serverNow()) / 1000)));
   }
@@ -333,6 +334,10 @@
     }
     status.classList.toggle("form-error", Boolean(left.length || late.length || by("refused").length));
     if (retry) retry.hidden = !left.length;
+    // At the deadline site.js opens the sitting again (the server shows the report). With
+    // answers still waiting the page stays instead, so that what becomes of them is said
+    // here once they reach the server.
+    if (timer) timer.dataset.expiredUrl = left.length ? "#time-up" : expiredUrl;
     // Said again on the page a move opens next, as the plain post's message is.
     var told = load();
     told.told = {text: status.textContent, at: Date.now()};

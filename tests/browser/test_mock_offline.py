@@ -26,11 +26,14 @@ def sign_in(page, username):
     page.get_by_role("button", name="Sign in").click()
 
 
-def sitting(page, questions=5):
+def sitting(page, questions=5, seconds_left=None):
     exam = ExamFactory(mock_question_count=questions, mock_duration_minutes=30)
     QuestionFactory.create_batch(questions, topic=TopicFactory(exam=exam, weight=100))
     learner = UserFactory(username="sitter")
     mock = MockExam.objects.start(learner=learner, exam=exam)
+    if seconds_left is not None:
+        deadline = timezone.now() + timedelta(seconds=seconds_left)
+        MockExam.objects.filter(pk=mock.pk).update(deadline=deadline)
     sign_in(page, "sitter")
     page.goto(f"/progress/mocks/{mock.code}/")
     expect(page.get_by_text(f"Question 1 of {questions}")).to_be_visible()
@@ -133,6 +136,27 @@ def test_answers_that_reach_the_server_after_the_deadline_are_refused_saying_so(
     mock.refresh_from_db()
     assert mock.submitted_at == mock.deadline
     assert Attempt.objects.filter(mock_item__mock=mock).count() == 1  # in time, kept
+
+
+def test_a_page_whose_time_runs_out_offline_stays_to_say_what_was_lost(page):
+    mock = sitting(page, questions=2, seconds_left=12)
+    page.context.set_offline(True)
+    choose(page)
+    expect(page.locator("#save-status")).to_contain_text("Not saved yet: question 1")
+    # At zero the page does not leave for a report it cannot reach: it stays, and says what
+    # became of the answer once the connection returns.
+    expect(page.locator(".timer-value")).to_have_text("0:00", timeout=15_000)
+    page.wait_for_url(re.compile("#time-up$"))
+    # The countdown shows whole seconds: the server's deadline may be a moment later still.
+    mock.refresh_from_db()
+    page.wait_for_timeout(max(0, (mock.deadline - timezone.now()).total_seconds()) * 1000 + 300)
+    page.context.set_offline(False)
+    expect(page.locator("#save-status")).to_contain_text(
+        "Time ran out before the answer to question 1 reached the server: it was not saved."
+    )
+    page.locator("#save-status").get_by_role("link", name="See your score report").click()
+    expect(page.get_by_role("heading", name=re.compile("score report"))).to_be_visible()
+    assert stored(mock) == {1: [], 2: []}
 
 
 def test_retry_by_keyboard_sends_an_answer_the_server_did_not_get(page):
