@@ -5,7 +5,6 @@ During the sitting no response carries correctness: the pages show the stem and 
 texts only, and the answers are graded when the exam is submitted.
 """
 
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -440,8 +439,8 @@ def mock_offline_worker(request: HttpRequest) -> HttpResponse:
     return response
 
 
-@cache
 def _offline_worker_source() -> bytes:
+    """Read at each request (a few kilobytes, no query): an edit shows without a restart."""
     path = finders.find("js/mock-offline-worker.js")
     assert isinstance(path, str), "static/js/mock-offline-worker.js is missing"
     return Path(path).read_bytes()
