@@ -182,6 +182,8 @@ CONTENT_SECURITY_POLICY = {
     # data: for the admin's and the browsers' own small inline images; question images are
     # served by our own view.
     "img-src": [CSP.SELF, "data:"],
+    # The mock exam's offline worker (progress.mocks.views.mock_offline_worker), our own.
+    "worker-src": [CSP.SELF],
     "object-src": [CSP.NONE],
     "base-uri": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],

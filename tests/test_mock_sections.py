@@ -169,6 +169,8 @@ def test_a_finished_section_is_closed_on_the_server(client, learner, exam):
         assert save(client, mock, number).status_code == 403
         stale = save(client, mock, number, HTTP_HX_REQUEST="true")  # a page left open
         assert stale.headers["HX-Redirect"] == reverse("mock_resume", args=[mock.code])
+        assert stale.status_code == 409  # the page's own saving says so, and does not retry
+        assert "this answer was not saved" in stale.text
         assert chosen(mock, number) == before
     assert chosen(mock, 2)  # what was saved in time stays
 
@@ -286,6 +288,25 @@ def test_forward_only_does_not_skip_ahead(client, learner, ccna):
     assert chosen(mock, 3) == []
     mock.refresh_from_db()
     assert mock.open_from == 0
+
+
+def test_keeping_pages_offline_never_moves_the_sitting_on(client, learner, exam, ccna):
+    """The offline worker fetches every question page of a sitting to keep: those ahead of
+    what is open are not given to it, and the sitting stays where the learner is."""
+    keep = {"HTTP_X_KEEP_OFFLINE": "1"}
+    mock = start(client, ccna)
+    assert client.get(item_url(mock, 1), **keep).status_code == 200
+    for number in (2, 3, 4):
+        assert client.get(item_url(mock, number), **keep).status_code == 204
+    mock.refresh_from_db()
+    assert (mock.open_from, mock.open_to) == (0, 1)
+    assert save(client, mock, 1).url == item_url(mock, 2)  # the learner still moves on
+
+    sectioned = start(client, exam)
+    for number in range(3, 7):
+        assert client.get(item_url(sectioned, number), **keep).status_code == 204
+    sectioned.refresh_from_db()
+    assert (sectioned.section_at, sectioned.open_from, sectioned.open_to) == (0, 0, 2)
 
 
 # Queries -------------------------------------------------------------------------------------

@@ -1,7 +1,13 @@
 from django.urls import include, path
 
 from progress.accounts.roles import SignInView
-from progress.accounts.views import LimitedPasswordResetView, signup, signup_confirm, signup_sent
+from progress.accounts.views import (
+    LimitedPasswordResetView,
+    SignOutView,
+    signup,
+    signup_confirm,
+    signup_sent,
+)
 
 urlpatterns = [
     path("signup/", signup, name="signup"),
@@ -11,6 +17,8 @@ urlpatterns = [
     # The reset mail goes through the worker, and its requests are limited (before Django's
     # own URL of the same name).
     path("password_reset/", LimitedPasswordResetView.as_view(), name="password_reset"),
-    # logout (POST only), password_change(_done), password_reset(_done, _confirm, _complete).
+    # Sign-out also clears what the site kept in the browser (before Django's own).
+    path("logout/", SignOutView.as_view(), name="logout"),
+    # password_change(_done), password_reset(_done, _confirm, _complete).
     path("", include("django.contrib.auth.urls")),
 ]

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import login
-from django.contrib.auth.views import PasswordResetView
+from django.contrib.auth.views import LogoutView, PasswordResetView
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
@@ -136,3 +136,14 @@ class LimitedPasswordResetView(PasswordResetView):
             form.add_error(None, TOO_MANY_RESETS)
             return self.render_to_response(self.get_context_data(form=form), status=429)
         return super().form_valid(form)
+
+
+class SignOutView(LogoutView):
+    """Django's sign-out, which also asks the browser to drop what this site kept in it: a
+    mock sitting's pages kept for offline use and its answers waiting to be sent, so that the
+    next person at a shared computer finds none of them (Clear-Site-Data)."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        response = super().post(request, *args, **kwargs)
+        response["Clear-Site-Data"] = '"cache", "storage"'
+        return response

@@ -1,3 +1,4 @@
+import time
 from typing import Any
 
 from django import forms
@@ -51,7 +52,18 @@ class MockAnswerForm(forms.Form):
         ):
             raise forms.ValidationError("Unknown destination.")
         data["go"] = go
+        data["seq"] = self._seq()
         return data
+
+    def _seq(self) -> int:
+        """The save's place in the order of this answer's saves (MockItem.answer_seq): the
+        page sends it; a plain post has none and takes the server's clock."""
+        raw = self.data.get("seq") if self.data is not None else None
+        if not raw:
+            return int(time.time() * 1000)
+        if not (raw.isascii() and raw.isdigit() and len(raw) < 19 and int(raw) > 0):
+            raise forms.ValidationError("That save's number is not a whole number from 1 up.")
+        return int(raw)
 
     @property
     def inputs(self) -> list[PartInput]:

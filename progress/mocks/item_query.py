@@ -27,9 +27,10 @@ def learner_item(learner_id: int, code: str, position: int) -> MockItem | None:
     return item
 
 
-def save_answer(item: MockItem, chosen: list[str], *, flagged: bool) -> bool:
-    """Save the answer to `item` and its flag while its sitting is open: False, saving
-    nothing, once it is submitted. One statement, its own transaction.
+def save_answer(item: MockItem, chosen: list[str], *, flagged: bool, seq: int) -> bool:
+    """Save the answer to `item` and its flag while its sitting is open and no save at or
+    after `seq` is stored (MockItem.answer_seq): False, saving nothing, once it is submitted
+    or when a later save holds. One statement, its own transaction.
 
     The UPDATE locks the sitting's row (a locking subquery) before it writes, as
     submitting does (its UPDATE of `submitted_at`): a save lands before the grading reads
@@ -39,13 +40,13 @@ def save_answer(item: MockItem, chosen: list[str], *, flagged: bool) -> bool:
     locking subquery only inside a transaction, whose COMMIT would cost one more round
     trip on the busiest request of a sitting."""
     sql = (
-        f"{_answer_update()} WHERE id = %s AND mock_id IN (SELECT id FROM "  # noqa: S608
-        f"{table(MockExam)} WHERE id = %s AND submitted_at IS NULL "
+        f"{_answer_update()} WHERE id = %s AND answer_seq < %s AND mock_id IN (SELECT id "  # noqa: S608
+        f"FROM {table(MockExam)} WHERE id = %s AND submitted_at IS NULL "
         # The item in the sitting's window (a section not closed, forward-only's question).
         f"AND open_from <= %s AND open_to > %s{_lock('')})"
     )
-    params = [*_answer_values(chosen, flagged), item.pk, item.mock_id]
-    return execute((sql, [*params, item.position, item.position])) == 1
+    values = [*_answer_values(chosen, flagged, seq), item.pk, seq, item.mock_id]
+    return execute((sql, [*values, item.position, item.position])) == 1
 
 
 def save_known_answer(
@@ -56,15 +57,16 @@ def save_known_answer(
     chosen: list[str],
     *,
     flagged: bool,
+    seq: int,
 ) -> int | None:
     """Save the answer to item `position` of the learner's sitting `code`, whose question
     the caller knows to be `uid` (and checked the answer against), without reading the
     item first: one statement, the sitting's id returned. It saves only while what that
     read would have checked holds: the sitting is the learner's, not submitted and within
     its deadline, the item in its window (progress.mocks.sections) and its section within
-    its own time, and the item's question is `uid` and published. Otherwise None, saving
-    nothing (the view's full path then says why). The sitting's row is locked as in
-    save_answer."""
+    its own time, the item's question is `uid` and published, and no save at or after `seq`
+    is stored. Otherwise None, saving nothing (the view's full path then says why). The
+    sitting's row is locked as in save_answer."""
     status = Question._meta.get_field("status")
     deadline = MockExam._meta.get_field("deadline")
     sql = (
@@ -76,10 +78,12 @@ def save_known_answer(
         "AND mi.position >= me.open_from AND mi.position < me.open_to "
         "AND (me.section_deadline IS NULL OR me.section_deadline > %s) "
         f"AND me.submitted_at IS NULL AND me.deadline > %s{_lock(' OF me')}) "
-        "RETURNING mock_id"
+        # On the row being updated, not in the subquery: a save that waited for another's
+        # lock checks the number that one stored (PostgreSQL rechecks the updated row only).
+        "AND answer_seq < %s RETURNING mock_id"
     )
     params = [
-        *_answer_values(chosen, flagged),
+        *_answer_values(chosen, flagged, seq),
         code,
         learner_id,
         position,
@@ -87,6 +91,7 @@ def save_known_answer(
         status.get_db_prep_value(Status.PUBLISHED, connection),
         now := deadline.get_db_prep_value(timezone.now(), connection),
         now,
+        seq,
     ]
     row = fetch_one((sql, params))
     return int(row[0]) if row else None
@@ -94,14 +99,18 @@ def save_known_answer(
 
 def _answer_update() -> str:
     # Only the quoted table name goes into the text (courseiva.lib.sql); values are parameters.
-    return f"UPDATE {table(MockItem)} SET chosen_keys = %s, flagged = %s, answered_at = %s"  # noqa: S608
+    return (
+        f"UPDATE {table(MockItem)} SET chosen_keys = %s, flagged = %s, "  # noqa: S608
+        "answered_at = %s, answer_seq = %s"
+    )
 
 
-def _answer_values(chosen: list[str], flagged: bool) -> list[Any]:
+def _answer_values(chosen: list[str], flagged: bool, seq: int) -> list[Any]:
     return [
         _prepared("chosen_keys", chosen),
         _prepared("flagged", flagged),
         _prepared("answered_at", timezone.now() if chosen else None),
+        seq,
     ]
 
 

@@ -406,6 +406,11 @@ class MockItem(models.Model):
     chosen_keys = models.JSONField(default=list)
     flagged = models.BooleanField(default=False)
     answered_at = models.DateTimeField(null=True, blank=True)
+    # The order of this answer's saves: when the stored answer was chosen, in milliseconds
+    # of the server's clock (as the page reckons it; a plain post, the server's own). A save
+    # whose number is not above it changes nothing, so that one sent twice is stored once
+    # and one held back by a dropped connection cannot overwrite a later answer.
+    answer_seq = models.BigIntegerField(default=0)
     is_correct = models.BooleanField(null=True)  # set at submission
     score = models.FloatField(null=True)  # set at submission: 0 to 1 (see Attempt.score)
 

@@ -4,6 +4,7 @@ from progress.mocks import views
 
 urlpatterns = [
     path("mock/<slug:exam_slug>/", views.mock_start, name="mock_start"),
+    path("mocks/offline-worker.js", views.mock_offline_worker, name="mock_offline_worker"),
     path("mocks/<str:code>/", views.mock_resume, name="mock_resume"),
     path("mocks/<str:code>/submit/", views.mock_submit, name="mock_submit"),
     path("mocks/<str:code>/report/", views.mock_report, name="mock_report"),

@@ -5,10 +5,12 @@ During the sitting no response carries correctness: the pages show the stem and 
 texts only, and the answers are graded when the exam is submitted.
 """
 
+from pathlib import Path
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
 from django.db.models import Exists, OuterRef, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -16,7 +18,6 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
 from courseiva.http import HtmxHttpRequest
 from progress.accounts.http import AuthenticatedHttpRequest
@@ -56,11 +57,21 @@ def _get_submitted_mock_for_learner(
     return mock if mock.is_submitted else None
 
 
+# Sent by the sitting's offline worker (static/js/mock-offline-worker.js) when it fetches a
+# question page to keep, not to show: a GET that must not move the sitting on.
+KEEP_HEADER = "X-Keep-Offline"
+
+
 def _time_up_response(request: HtmxHttpRequest, mock: MockExam) -> HttpResponse:
-    """A post that arrived after the deadline or the submission: refused, saying why (htmx:
-    the browser goes to the report)."""
+    """A post that arrived after the deadline or the submission: refused, saying why. An
+    htmx post gets the status line that says it (a page that sends saves itself shows it)
+    and the way to the report (htmx goes there)."""
     if request.htmx:
-        return HttpResponseClientRedirect(reverse("mock_report", args=[mock.code]))
+        response = TemplateResponse(
+            request, "progress/mocks/item.html#closed", {"mock": mock}, status=409
+        )
+        response["HX-Redirect"] = reverse("mock_report", args=[mock.code])
+        return response
     return TemplateResponse(request, "progress/mocks/closed.html", {"mock": mock}, status=409)
 
 
@@ -146,6 +157,10 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
     if not mock.is_open(item.position):
         if request.method == "POST" or item.position < mock.open_from:
             return _closed_response(request, mock, number)
+        if request.headers.get(KEEP_HEADER):
+            # The page's offline worker keeping the sitting's pages, not the learner moving:
+            # a question ahead is not kept, and the sitting does not move on for it.
+            return HttpResponse(status=204)
         if moved := _move_towards(mock, item.position):
             return moved
     if item.question is not None and not item.question.is_published:
@@ -168,9 +183,18 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
             return _render_mock_item(request, item, page, form, status=400)
         chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
         # Serialised with the submission on the sitting's row (see item_query.save_answer).
-        if not item_query.save_answer(item, chosen, flagged=flagged):
+        seq = form.cleaned_data["seq"]
+        if item.answer_seq >= seq:  # sent again, or sent late after a later save
+            return _after_save(request, mock.code, mock.question_count, mock.pk, number, form, item)
+        if not item_query.save_answer(item, chosen, flagged=flagged, seq=seq):
             mock.refresh_from_db()
-            return _time_up_response(request, mock)
+            if mock.is_submitted or mock.time_is_up:
+                if not mock.is_submitted:
+                    mock.submit(at=mock.deadline)
+                return _time_up_response(request, mock)
+            # A later save landed since the item was read: the stored answer stands.
+            kept = MockItem.objects.get(pk=item.pk)
+            return _after_save(request, mock.code, mock.question_count, mock.pk, number, form, kept)
         return _after_save(request, mock.code, mock.question_count, mock.pk, number, form)
     if request.session.get(SITTING_SESSION_KEY, {}).get("code") != mock.code:
         remember_sitting(request, mock)  # opened from another session: saves go short next
@@ -187,9 +211,14 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
 def _closed_response(request: HtmxHttpRequest, mock: MockExam, number: int) -> HttpResponse:
     """A question out of the sitting's window, asked for or posted to: refused, changing
     nothing, saying why and where the sitting is (htmx: the page is stale, its section
-    closed under it, and the browser goes where the sitting is)."""
+    closed under it: the status line says the answer was not saved, and htmx goes where the
+    sitting is)."""
     if request.htmx:
-        return HttpResponseClientRedirect(reverse("mock_resume", args=[mock.code]))
+        response = TemplateResponse(
+            request, "progress/mocks/item.html#section_closed", {"mock": mock}, status=409
+        )
+        response["HX-Redirect"] = reverse("mock_resume", args=[mock.code])
+        return response
     context = {"mock": mock, "number": number, "current": mock.open_from + 1}
     return TemplateResponse(request, "progress/mocks/closed_item.html", context, status=403)
 
@@ -235,7 +264,13 @@ def _save_known_item(
         return None
     chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
     mock_id = item_query.save_known_answer(
-        request.user.pk, code, number - 1, uid, chosen, flagged=flagged
+        request.user.pk,
+        code,
+        number - 1,
+        uid,
+        chosen,
+        flagged=flagged,
+        seq=form.cleaned_data["seq"],
     )
     if mock_id is None:
         return None
@@ -249,15 +284,24 @@ def _after_save(
     mock_id: int,
     number: int,
     form: MockAnswerForm,
+    kept: MockItem | None = None,
 ) -> HttpResponse:
-    """Where a saved answer leaves the learner: with htmx (a ticked option, the flag) the
-    page stays, and only what the save changes is sent: the status line, this question's
-    navigator cell and the answered count (one query); else the page `go` asked for."""
+    """Where a saved answer leaves the learner: with htmx (a ticked option, the flag, or a
+    save the page sends itself) the page stays, and only what the save changes is sent: the
+    status line, this question's navigator cell and the answered count (one query); else
+    the page `go` asked for, with a message that says it was saved. `kept` is the item as
+    stored when this save was not applied because it was no later than the stored one."""
     chosen, flagged = form.cleaned_data["chosen"], form.cleaned_data["flagged"]
+    superseded = kept is not None and kept.answer_seq > form.cleaned_data["seq"]
+    if kept is not None:
+        chosen, flagged = kept.chosen_keys, kept.flagged
+    saved_at = timezone.now()
     if request.htmx:
         context = {
             "number": number,
             "saved_answer": bool(chosen),
+            "saved_at": saved_at,
+            "superseded": superseded,
             "cell": {"number": number, "answered": bool(chosen), "flagged": flagged},
             # Counted as the navigator counts: a withdrawn question's answer is not kept.
             "answered": MockItem.objects.filter(mock_id=mock_id)
@@ -266,6 +310,13 @@ def _after_save(
             .count(),
         }
         return TemplateResponse(request, "progress/mocks/item.html#saved", context)
+    if superseded:
+        messages.info(
+            request, f"Question {number} already had a later answer saved: this one was not kept."
+        )
+    else:
+        at = timezone.localtime(saved_at).strftime("%H:%M:%S %Z")
+        messages.success(request, f"Question {number} saved at {at}.")
     go = form.cleaned_data["go"]
     named = {"next": number + 1, "prev": number - 1, "review": count + 1}
     target = named[go] if go in named else int(go)
@@ -317,7 +368,8 @@ def _by_section(mock: MockExam, cells: list[dict[str, Any]]) -> list[dict[str, A
 
 
 def _timer(mock: MockExam) -> dict[str, Any]:
-    """The countdown: the exam's time, or the section's own when it runs out first."""
+    """The countdown: the exam's time, or the section's own when it runs out first; and the
+    moment it counts to, in milliseconds, from which a page kept offline counts down."""
     seconds = mock.seconds_left
     if mock.section_deadline is not None:
         section_seconds = max(0, int((mock.section_deadline - timezone.now()).total_seconds()))
@@ -326,8 +378,9 @@ def _timer(mock: MockExam) -> dict[str, Any]:
                 "seconds_left": section_seconds,
                 "timer_total": 60 * (mock.current_section.minutes or 0),
                 "timer_of_section": True,
+                "deadline_at": int(mock.section_deadline.timestamp() * 1000),
             }
-    return {"seconds_left": seconds}
+    return {"seconds_left": seconds, "deadline_at": int(mock.deadline.timestamp() * 1000)}
 
 
 def _render_mock_item(
@@ -357,6 +410,9 @@ def _render_mock_item(
         "ends_section": item.position + 1 == mock.current_section.end and not mock.is_last_section,
         "withdrawn": withdrawn,
         **_timer(mock),
+        # On the server's clock, in milliseconds: the page orders its saves by it and
+        # counts down from the deadline even when it was kept for offline use.
+        "served_at": int(timezone.now().timestamp() * 1000),
     }
     return TemplateResponse(request, "progress/mocks/item.html", context, status=status)
 
@@ -503,3 +559,21 @@ def mock_practise_missed(request: AuthenticatedHttpRequest, code: str) -> HttpRe
         messages.info(request, "You missed nothing in this exam: well done.")
         return redirect(reverse("mock_report", args=[mock.code]))
     return redirect(reverse("quiz_item", args=[quiz.code, 1]))
+
+
+@require_GET
+def mock_offline_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker that keeps a sitting's question pages for offline use
+    (static/js/mock-offline-worker.js). Served here rather than under /static/ because a
+    worker can only control pages at or below its own address, and each sitting registers
+    it with the sitting's address as its scope. The same for everyone: no personal data."""
+    response = HttpResponse(_offline_worker_source(), content_type="text/javascript")
+    response["Cache-Control"] = "no-cache"  # a new version is picked up at the next visit
+    return response
+
+
+def _offline_worker_source() -> bytes:
+    """Read at each request (a few kilobytes, no query): an edit shows without a restart."""
+    path = finders.find("js/mock-offline-worker.js")
+    assert isinstance(path, str), "static/js/mock-offline-worker.js is missing"
+    return Path(path).read_bytes()
