@@ -475,7 +475,9 @@ def test_another_learners_quiz_is_404_everywhere(client, learner):
 
 
 def pass_likelihood(html: str) -> str:
-    return re.search(r"(\d+%) likely to pass a mock exam today", text_of(html)).group(1)
+    found = re.search(r"(\d+%) likely to pass a mock exam today", text_of(html))
+    assert found is not None
+    return found.group(1)
 
 
 def test_a_timed_practice_as_long_as_the_exam_is_not_a_mock_sitting(client, learner):
