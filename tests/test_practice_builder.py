@@ -523,3 +523,30 @@ def test_the_progress_page_lists_quizzes_in_progress_with_their_mode(client, lea
     build(client, topic.exam, feedback="end", minutes="20")
     home = text_of(client.get(HOME).text)
     assert re.search(r"0 of 2 answered, the answers at the end · (20:00|19:5\d) left", home)
+
+
+@pytest.mark.parametrize("count", [2, 6])
+def test_answers_at_the_end_keep_their_queries_whatever_the_length(
+    client, learner, count, django_assert_num_queries
+):
+    topic = TopicFactory()
+    QuestionFactory.create_batch(count, topic=topic)
+    build(client, topic.exam, feedback="end", length=str(count))
+    quiz = Quiz.objects.get(learner=learner)
+    url = reverse("quiz_item", args=[quiz.code, 1])
+    client.get(url)  # the question's page cached, as the learner's first visit leaves it
+    # The session with its user, the item's one query, the save and its count in a
+    # transaction, the message kept in the session.
+    with django_assert_num_queries(8):
+        answer(client, quiz, 1)
+    for number in range(2, count + 1):
+        answer(client, quiz, number)
+    # Finishing grades every saved answer in a fixed number of statements.
+    with django_assert_num_queries(FINISH_QUERIES):
+        client.post(reverse("quiz_finish", args=[quiz.code]))
+    assert Attempt.objects.filter(learner=learner).count() == count
+
+
+# The session with its user, the quiz, its end and the saved items in a transaction, the
+# answers' writes (insert_answers), the quiz's score, the message kept in the session.
+FINISH_QUERIES = 14
