@@ -37,16 +37,22 @@ def as_post(saved: dict[str, list[str]] | None) -> QueryDict:
 def save_answer(item: QuizItem, post: QueryDict) -> bool:
     """Keep the answer (checked by the caller's form) to an item of a quiz with the answers
     at the end, in place of an earlier one; False when the quiz has ended since (the last
-    second of its time, another tab's "Finish"): nothing is kept then. Two queries."""
+    second of its time, another tab's "Finish"): nothing is kept then. Two statements, in
+    a transaction."""
+    fields = saved_fields(post)
+    open_item = QuizItem.objects.filter(
+        pk=item.pk, quiz__finished_at__isnull=True, attempt__isnull=True
+    )
     with transaction.atomic():
-        kept = QuizItem.objects.filter(
-            pk=item.pk, quiz__finished_at__isnull=True, attempt__isnull=True
-        ).update(saved=saved_fields(post))
-        if kept and item.saved is None:
+        # The first answer counts the item as answered; two tabs' first answers count once.
+        kept = open_item.filter(saved__isnull=True).update(saved=fields)
+        if kept:
             Quiz.objects.filter(pk=item.quiz_id).update(answered_count=F("answered_count") + 1)
             item.quiz.answered_count += 1
+        else:
+            kept = open_item.update(saved=fields)
     if kept:
-        item.saved = saved_fields(post)
+        item.saved = fields
     return bool(kept)
 
 
