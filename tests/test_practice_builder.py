@@ -350,6 +350,7 @@ def test_answers_at_the_end_reveal_nothing_before_the_end(client, learner):
     assert "Not quite" in review
     assert explanation in review
     assert "Option by option" in review
+    assert "Review question 2" in review  # the review goes on, question by question
     # Finished: its questions take no more answers.
     late = answer(client, quiz, 3)
     assert late.url == reverse("quiz_summary", args=[quiz.code])
