@@ -551,3 +551,32 @@ def test_answers_at_the_end_keep_their_queries_whatever_the_length(
 # The session with its user, the quiz, its end and the saved items in a transaction, the
 # answers' writes (insert_answers), the quiz's score, the message kept in the session.
 FINISH_QUERIES = 14
+
+
+@pytest.mark.parametrize("count", [2, 6])
+def test_the_review_shows_every_question_with_its_breakdown(
+    client, learner, count, django_assert_num_queries
+):
+    topic = TopicFactory()
+    QuestionFactory.create_batch(count, topic=topic)
+    ordering = items.ordering(topic)
+    build(client, topic.exam, feedback="end", length=str(count + 1))
+    quiz = Quiz.objects.get(learner=learner)
+    review = reverse("quiz_review", args=[quiz.code])
+    # Nothing to review before the end.
+    assert client.get(review).url == reverse("quiz_summary", args=[quiz.code])
+    choices = quiz.items.select_related("question").exclude(question=ordering).order_by("position")
+    first, *_ = choices
+    answer(client, quiz, first.position + 1, right=False)
+    client.post(reverse("quiz_finish", args=[quiz.code]))
+    assert client.get(reverse("quiz_review", args=[quiz.code]), follow=True).status_code == 200
+    with django_assert_num_queries(3):  # the session with its user, the quiz, its items
+        text = text_of(client.get(review).text)
+    assert f"Question {first.position + 1}: wrong" in text
+    assert text.count("not answered") == count
+    assert text.count("Because the root cause is fixed there.") == count + 1
+    assert text.count("Option by option") == count
+    assert "Step by step, in the right order" in text
+    other = UserFactory()
+    client.force_login(other)
+    assert client.get(review).status_code == 404

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from progress.practice import builder_views, views
+from progress.practice import builder_views, review_views, views
 
 urlpatterns = [
     path("history/", views.history, name="history"),
@@ -12,6 +12,7 @@ urlpatterns = [
     path("quizzes/<str:code>/stop/", views.quiz_abandon, name="quiz_abandon"),
     path("quizzes/<str:code>/pause/", views.quiz_pause, name="quiz_pause"),
     path("quizzes/<str:code>/finish/", views.quiz_finish, name="quiz_finish"),
+    path("quizzes/<str:code>/review/", review_views.quiz_review, name="quiz_review"),
     path("quizzes/<str:code>/<int:number>/", views.quiz_item, name="quiz_item"),
     path("bookmarks/", views.bookmarks, name="bookmarks"),
     path("questions/<slug:uid>/bookmark/", views.toggle_bookmark, name="bookmark_toggle"),

@@ -78,5 +78,9 @@ def test_build_a_timed_practice_with_the_answers_at_the_end_on_a_phone(page):
     assert quiz.is_finished
     assert quiz.answered_count == 2
     assert Attempt.objects.filter(quiz_item__quiz=quiz).count() == 2
-    page.locator(".quiz-row a").first.click()
-    expect(page.get_by_role("heading", name="Explanation")).to_be_visible()
+    page.get_by_role("link", name="Review every question").click()
+    expect(
+        page.get_by_role("heading", name=re.compile(r"^Question \d: not answered"))
+    ).to_have_count(2)
+    expect(page.get_by_role("heading", name="Explanation")).to_have_count(4)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
