@@ -282,6 +282,7 @@ def learner_pages(site) -> list[Visit]:
         Visit("quiz question", reverse("quiz_item", args=[quiz.code, 1])),
         Visit("quiz answered", reverse("quiz_item", args=[quiz.code, 1]), answer_first_option),
         Visit("quiz summary", reverse("quiz_summary", args=[done.code])),
+        Visit("quiz review", reverse("quiz_review", args=[done.code])),
         Visit("mock start", reverse("mock_start", args=[site["exam"].slug])),
         Visit("mock question", reverse("mock_item", args=[sitting.code, 2])),
         Visit("mock submit", reverse("mock_submit", args=[sitting.code])),
