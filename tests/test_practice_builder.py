@@ -580,3 +580,19 @@ def test_the_review_shows_every_question_with_its_breakdown(
     other = UserFactory()
     client.force_login(other)
     assert client.get(review).status_code == 404
+
+
+def test_the_results_page_ends_a_quiz_out_of_time(client, learner):
+    topic = TopicFactory()
+    QuestionFactory.create_batch(2, topic=topic)
+    build(client, topic.exam, minutes="5", length="2", feedback="end")
+    quiz = Quiz.objects.get(learner=learner)
+    summary = reverse("quiz_summary", args=[quiz.code])
+    assert "and the clock runs" in text_of(client.get(summary).text)
+    answer(client, quiz, 1)
+    quiz.refresh_from_db()
+    shift_clock(quiz, 5)
+    text = text_of(client.get(summary).text)
+    assert "Time is up: the quiz ended at its time limit." in text
+    assert "Quiz results" in text
+    assert Attempt.objects.filter(learner=learner).count() == 1

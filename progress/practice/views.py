@@ -404,6 +404,7 @@ def _quiz_result(
 @login_required
 def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     quiz = _get_quiz_for_learner(request, code)
+    _settle(request, quiz)
     _note_withdrawn(request, quiz)
     items = list(quiz.items.select_related("question", "attempt").order_by("position"))
     answered = [item for item in items if getattr(item, "attempt", None) is not None]
@@ -432,6 +433,7 @@ def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         "rows": rows,
         # With the answers at the end, before the end: which are saved, nothing graded.
         "pending": quiz.answers_at_end and not quiz.is_finished,
+        "seconds_left": None if quiz.is_finished else quiz.seconds_left(),
         "saved_count": sum(1 for item in items if item.saved is not None),
         "total": len(items) - quiz.withdrawn_count,
         "withdrawn": quiz.withdrawn_count,
