@@ -84,3 +84,29 @@ def test_build_a_timed_practice_with_the_answers_at_the_end_on_a_phone(page):
     ).to_have_count(2)
     expect(page.get_by_role("heading", name="Explanation")).to_have_count(4)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_a_practice_timer_announces_five_minutes_left_as_the_mock_exams_does(page):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    topic = TopicFactory()
+    QuestionFactory.create_batch(2, topic=topic)
+    learner = UserFactory(username="timed")
+    quiz = Quiz.objects.start(
+        learner=learner, exam=topic.exam, topic=None, selection="any", length=2,
+        time_limit=timedelta(minutes=30),
+    )  # fmt: skip
+    assert quiz is not None
+    # As if 25 minutes of the 30 had run, and a few seconds more.
+    Quiz.objects.filter(pk=quiz.pk).update(
+        clock_since=timezone.now() - timedelta(minutes=25, seconds=-2)
+    )
+    page.goto("/accounts/login/")
+    page.get_by_label("Username or e-mail").fill("timed")
+    page.locator("#id_password").fill("correct horse battery staple")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    page.goto(f"/progress/quizzes/{quiz.code}/1/")
+    expect(page.get_by_role("alert")).to_have_text("About 5 minutes left.", timeout=8_000)
