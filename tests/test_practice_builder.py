@@ -596,3 +596,17 @@ def test_the_results_page_ends_a_quiz_out_of_time(client, learner):
     assert "Time is up: the quiz ended at its time limit." in text
     assert "Quiz results" in text
     assert Attempt.objects.filter(learner=learner).count() == 1
+
+
+def test_a_quiz_finished_in_time_is_not_said_to_be_out_of_time(client, learner):
+    topic = TopicFactory()
+    QuestionFactory.create_batch(2, topic=topic)
+    build(client, topic.exam, minutes="30", length="2", feedback="end")
+    quiz = Quiz.objects.get(learner=learner)
+    client.post(reverse("quiz_finish", args=[quiz.code]))
+    late = answer(client, quiz, 1)
+    assert late.url == reverse("quiz_summary", args=[quiz.code])
+    text = text_of(client.get(late.url).text)
+    assert "This quiz is finished: its unanswered questions stay unanswered." in text
+    assert "Time is up" not in text
+    assert not QuizItem.objects.filter(saved__isnull=False).exists()

@@ -241,14 +241,14 @@ def _closed_item(request: AuthenticatedHttpRequest, quiz: Quiz, *, posted: bool)
     """An unanswered question of a quiz that is over: a visit, or an answer to a quiz the
     learner stopped, goes to the results; an answer after the time limit is refused and
     changes nothing (409), said on the page."""
+    out_of_time = quiz.time_limit is not None and quiz.time_used >= quiz.time_limit
     if quiz.abandoned:
         text = "You stopped this quiz: the answers you gave are kept."
-    elif not quiz.time_limit:
+    elif not out_of_time:
         text = "This quiz is finished: its unanswered questions stay unanswered."
     else:
         text = "Time is up: the quiz ended at its time limit, and this answer was not recorded."
-    late = posted and not quiz.abandoned and bool(quiz.time_limit)
-    if not late:
+    if not (posted and out_of_time and not quiz.abandoned):
         messages.info(request, text.replace(", and this answer was not recorded", ""))
         return redirect(reverse("quiz_summary", args=[quiz.code]))
     if request.htmx:
