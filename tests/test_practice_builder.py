@@ -610,3 +610,16 @@ def test_a_quiz_finished_in_time_is_not_said_to_be_out_of_time(client, learner):
     assert "This quiz is finished: its unanswered questions stay unanswered." in text
     assert "Time is up" not in text
     assert not QuizItem.objects.filter(saved__isnull=False).exists()
+
+
+def test_stopping_a_quiz_with_the_answers_at_the_end_grades_what_was_saved(client, learner):
+    topic = TopicFactory()
+    QuestionFactory.create_batch(3, topic=topic)
+    build(client, topic.exam, length="3", feedback="end")
+    quiz = Quiz.objects.get(learner=learner)
+    answer(client, quiz, 1, right=False)
+    stopped = client.post(reverse("quiz_abandon", args=[quiz.code]))
+    text = text_of(client.get(stopped.url).text)
+    assert "Quiz stopped: your 1 saved answer is graded." in text
+    assert "You stopped this quiz after 1 of 3 questions." in text
+    assert [a.is_correct for a in Attempt.objects.filter(learner=learner)] == [False]

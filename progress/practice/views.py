@@ -460,9 +460,11 @@ def quiz_abandon(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
         finish(quiz)  # the answers saved so far are graded, as at the end
         Quiz.objects.filter(pk=quiz.pk).update(abandoned=True)
         quiz.abandoned = True
+        count = quiz.answered_count
         messages.success(
-            request, f"Quiz stopped: your {quiz.answered_count} saved answers are graded."
-        )
+            request, f"Quiz stopped: your {count} saved answer{pluralize(count)} "
+            f"{pluralize(count, 'is,are')} graded."
+        )  # fmt: skip
     elif quiz.abandon():
         messages.success(
             request, f"Quiz stopped after {quiz.answered_count} of {quiz.item_count}: "
