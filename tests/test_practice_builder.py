@@ -6,6 +6,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
@@ -542,15 +543,17 @@ def test_answers_at_the_end_keep_their_queries_whatever_the_length(
         answer(client, quiz, 1)
     for number in range(2, count + 1):
         answer(client, quiz, number)
-    # Finishing grades every saved answer in a fixed number of statements.
-    with django_assert_num_queries(FINISH_QUERIES):
+    # Finishing grades every saved answer in a fixed number of statements (the answers'
+    # writes go as one on PostgreSQL).
+    writes = 0 if connection.vendor == "postgresql" else 3
+    with django_assert_num_queries(FINISH_QUERIES + writes):
         client.post(reverse("quiz_finish", args=[quiz.code]))
     assert Attempt.objects.filter(learner=learner).count() == count
 
 
 # The session with its user, the quiz, its end and the saved items in a transaction, the
 # answers' writes (insert_answers), the quiz's score, the message kept in the session.
-FINISH_QUERIES = 14
+FINISH_QUERIES = 11
 
 
 @pytest.mark.parametrize("count", [2, 6])
