@@ -261,6 +261,7 @@ def learner_pages(site) -> list[Visit]:
         Visit("bookmarks", reverse("bookmarks")),
         Visit("goal", reverse("study_goal")),
         Visit("a page with a message", reverse("study_goal"), set_a_goal),
+        Visit("practice builder, no exam yet", reverse("quiz_start")),
         Visit("quiz start", reverse("quiz_start") + f"?exam={site['exam'].slug}"),
         Visit(
             "practice builder, counted",
