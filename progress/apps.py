@@ -12,7 +12,8 @@ class ProgressConfig(AppConfig):
         from progress.cohorts.models import TimeAllowance
         from progress.cohorts.tasks import enqueue_exam_refresh, refresh_cohort_exams
         from progress.mocks import allowances
-        from progress.practice import pending
+        from progress.mocks.sittings import latest_sittings
+        from progress.practice import builder, pending
         from progress.practice.public_pages import LearnerQuestionPage
         from questions.pages import extensions
 
@@ -23,4 +24,6 @@ class ProgressConfig(AppConfig):
         pending.on_refit(refresh_cohort_exams)
         # Extra time in mock exams is granted on cohorts, which the mocks room cannot read.
         allowances.on_lookup(TimeAllowance.objects.allowance_of)
+        # The practice builder's "missed / not seen in my last N sittings" counts mock exams.
+        builder.on_mock_sittings(latest_sittings)
         user_logged_in.connect(learn_role, dispatch_uid="progress.learn_role")

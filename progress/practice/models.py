@@ -4,7 +4,6 @@ question (bookmarks, notes, problem reports) are in `marks`. Everything here bel
 learner, and every view reaches it through that learner."""
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -19,6 +18,7 @@ from courseiva.lib.sql import Statement, run_together, upsert, upsert_values
 from progress.accounts.models import User
 from progress.codes import new_code
 from progress.practice.marks import Bookmark
+from progress.practice.tally import Tally
 from progress.readiness.batches import BatchAnswer
 from progress.readiness.rebuild import LoggedAnswer
 from questions.case_studies import together
@@ -64,26 +64,10 @@ class Selection(models.TextChoices):
             )
         return questions
 
-    @staticmethod
-    def next_best(
-        selection: str, questions: "QuerySet[Question]", learner: "User"
-    ) -> tuple["Selection", int] | None:
-        """When `selection` matches none of `questions`: the nearest choice that matches
-        some, with how many it matches; None when none does. A count per choice tried."""
-        for other in NEXT_BEST.get(selection, ()):
-            count = Selection.apply(other, questions, learner).count()
-            if count:
-                return other, count
-        return None
 
-
-# What to offer when a choice of questions matches none, nearest first.
-NEXT_BEST: dict[str, tuple[Selection, ...]] = {
-    Selection.WRONG: (Selection.DUE, Selection.UNANSWERED, Selection.ANY),
-    Selection.DUE: (Selection.WRONG, Selection.UNANSWERED, Selection.ANY),
-    Selection.BOOKMARKED: (Selection.WRONG, Selection.UNANSWERED, Selection.ANY),
-    Selection.UNANSWERED: (Selection.WRONG, Selection.DUE, Selection.ANY),
-}
+class Feedback(models.TextChoices):
+    EACH = "each", "After each question"
+    END = "end", "At the end, all together"
 
 
 class Source(models.TextChoices):
@@ -110,6 +94,9 @@ class QuizQuerySet(models.QuerySet["Quiz"]):
         questions: "QuerySet[Question] | None" = None,
         question_ids: Sequence[int] | None = None,
         retry_of: "Quiz | None" = None,
+        feedback: str = Feedback.EACH,
+        time_limit: timedelta | None = None,
+        label: str = "",
     ) -> "Quiz | None":
         """A new quiz of up to `length` (None: all) published questions of the topic (or of
         the whole exam), chosen by `selection`, in random order; None when none match. A
@@ -139,6 +126,10 @@ class QuizQuerySet(models.QuerySet["Quiz"]):
                 selection=selection,
                 retry_of=retry_of,
                 item_count=len(ids),
+                feedback=feedback,
+                label=label,
+                time_limit=time_limit,
+                clock_since=timezone.now() if time_limit else None,
             )
             QuizItem.objects.bulk_create(
                 QuizItem(quiz=quiz, position=position, question_id=pk)
@@ -176,6 +167,14 @@ class Quiz(models.Model):
     marks = models.FloatField(default=0.0)
     # Unanswered items whose question left publication since: skipped, they shorten the quiz.
     withdrawn_count = models.PositiveIntegerField(default=0)
+    # The builder's choices (progress.practice.builder): the topics' names when several, when
+    # the answers are shown, and a time limit the learner set (None: untimed), the server's
+    # clock: the time used before `clock_since`, which is empty while the quiz is paused.
+    label = models.CharField(max_length=200, blank=True)
+    feedback = models.CharField(max_length=4, choices=Feedback.choices, default=Feedback.EACH)
+    time_limit = models.DurationField(null=True, blank=True)
+    time_used = models.DurationField(default=timedelta(0))
+    clock_since = models.DateTimeField(null=True, blank=True)
 
     objects = QuizQuerySet.as_manager()
 
@@ -195,16 +194,49 @@ class Quiz(models.Model):
 
     @property
     def title(self) -> str:
+        if self.label:
+            return f"{self.exam.code}: {self.label}"
         return self.topic.title if self.topic else f"{self.exam.code}: all topics"
 
     @property
     def is_finished(self) -> bool:
         return self.finished_at is not None
 
+    @property
+    def answers_at_end(self) -> bool:
+        return self.feedback == Feedback.END
+
+    def seconds_left(self) -> int | None:
+        """What is left of the learner's time limit (None: untimed), on the server's clock."""
+        if self.time_limit is None:
+            return None
+        left = self.time_limit - self.time_used
+        if self.clock_since is not None:
+            left -= timezone.now() - self.clock_since
+        return max(0, int(left.total_seconds()))
+
+    def run_clock(self, running: bool) -> None:
+        """Run or pause the time limit, keeping the time used so far. A timer the learner set
+        may pause (a mock exam's never does). One query when it changes; a second tab that
+        changed it first wins (the update is conditional on what was read)."""
+        since = self.clock_since
+        if self.time_limit is None or self.is_finished or running == (since is not None):
+            return
+        now = timezone.now()
+        used = self.time_used if since is None else self.time_used + (now - since)
+        changed = Quiz.objects.filter(pk=self.pk, clock_since=since, finished_at=None).update(
+            clock_since=now if running else None, time_used=used
+        )
+        if changed:
+            self.clock_since, self.time_used = (now if running else None), used
+
     def next_item(self) -> "QuizItem | None":
-        """The first unanswered item of a question still published. One query."""
+        """The first item neither answered nor saved, of a question still published. One
+        query."""
         return (
-            self.items.filter(attempt__isnull=True, question__in=Question.objects.published())
+            self.items.filter(
+                attempt__isnull=True, saved__isnull=True, question__in=Question.objects.published()
+            )
             .order_by("position")
             .first()
         )
@@ -248,43 +280,6 @@ class Quiz(models.Model):
             self.finished_at, self.abandoned = now, True
         return bool(stopped)
 
-    def retry_missed(self) -> "Quiz | None":
-        """A new quiz of the questions this one got wrong, in the same order."""
-        missed = (
-            Question.objects.published()
-            .filter(pk__in=self.items.filter(attempt__is_correct=False).values("question_id"))
-            .order_by("pk")
-        )
-        return Quiz.objects.start(
-            learner=self.learner,
-            exam=self.exam,
-            topic=self.topic,
-            selection=Selection.ANY,
-            length=None,
-            questions=missed,
-            retry_of=self,
-        )
-
-
-@dataclass(frozen=True)
-class Tally:
-    total: int
-    answered: int
-    right: int  # fully right
-    withdrawn: int = 0
-    partly_right: int = 0
-    marks: float | None = None  # None: as many as the right answers
-
-    @property
-    def to_answer(self) -> int:
-        return self.total - self.withdrawn
-
-    @property
-    def percent(self) -> int:
-        """The score: the marks (a partly right answer its share) over the answers."""
-        marks = self.right if self.marks is None else self.marks
-        return round(100 * marks / self.answered) if self.answered else 0
-
 
 class QuizItem(models.Model):
     quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="items")
@@ -295,6 +290,8 @@ class QuizItem(models.Model):
     )
     # When the question was first shown: the start of the time spent on it.
     served_at = models.DateTimeField(null=True, blank=True)
+    # With the answers at the end, the answer's fields as posted: graded when the quiz ends.
+    saved = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["position"]

@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, Subquery
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
@@ -32,14 +32,16 @@ from courseiva.http import invalid_form_status
 from courseiva.lib.shared_html import fill_slot
 from progress.accounts.http import AuthenticatedHttpRequest
 from progress.accounts.models import User
-from progress.practice.forms import HistoryFilterForm, NoteForm, QuizStartForm, ReportForm
+from progress.practice.builder import retry_missed
+from progress.practice.finishing import as_post, finish, save_answer
+from progress.practice.forms import HistoryFilterForm, NoteForm, ReportForm
 from progress.practice.item_query import learner_item
 from progress.practice.marks import Bookmark, Note, ProblemReport
 from progress.practice.models import Attempt, Quiz, QuizItem, Selection, Source
 from progress.practice.public_pages import PANEL_TEMPLATE, Panel
 from progress.practice.recording import record_attempt
 from progress.practice.today import goal_of, plan_of, todays_questions
-from progress.readiness.standing import adaptive_question_ids
+from progress.templatetags.learner import seconds_as_clock
 from questions.markup import quick_snippet
 from questions.models import Exam, Question, Topic
 from questions.pages.forms import AnswerForm
@@ -95,46 +97,6 @@ def _back_url(request: AuthenticatedHttpRequest, question: Question) -> str:
     return _question_url(question)
 
 
-@require_http_methods(["GET", "POST"])
-@login_required
-def quiz_start(request: AuthenticatedHttpRequest) -> HttpResponse:
-    """GET: the start form (the topic and exam pages embed it). POST: draw the questions."""
-    if request.method == "GET":
-        form = QuizStartForm(initial={**request.GET.dict()})
-        return _render_quiz_start(request, form)
-    form = QuizStartForm(request.POST)
-    if not form.is_valid():
-        return _render_quiz_start(request, form, status=400)
-    data = form.cleaned_data
-    learner, exam, topic = request.user, data["exam_row"], data["topic_row"]
-    drawn = None
-    if data["selection"] == Selection.ADAPTIVE:
-        # The learner model chooses, from where the learner stands (one query for their
-        # earlier answers to the exam's questions, then those of `standings`).
-        counts = Attempt.objects.question_counts(
-            learner.pk, Question.objects.published().filter(topic__exam=exam).values("pk")
-        )
-        rng = random.Random()  # noqa: S311 - a quiz's order, not a secret
-        drawn = adaptive_question_ids(learner, exam, topic, data["length_count"], rng, counts)
-    quiz = Quiz.objects.start(
-        learner=learner,
-        exam=exam,
-        topic=topic,
-        selection=data["selection"],
-        length=data["length_count"],
-        question_ids=drawn,
-    )
-    if quiz is None:
-        return _nothing_matches(request, form, exam, topic)
-    if data["length_count"] and quiz.item_count < data["length_count"]:
-        messages.info(
-            request,
-            f"Only {quiz.item_count} question{pluralize(quiz.item_count)} matched: "
-            f"this quiz has all of them.",
-        )
-    return redirect(reverse("quiz_item", args=[quiz.code, 1]))
-
-
 @require_POST
 @login_required
 def today_practice(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpResponse:
@@ -168,58 +130,63 @@ def today_practice(request: AuthenticatedHttpRequest, exam_slug: str) -> HttpRes
     return redirect(reverse("quiz_item", args=[quiz.code, 1]))
 
 
-def _exam_questions(exam: Exam, topic: Topic | None) -> "QuerySet[Question]":
-    questions = Question.objects.published().filter(topic__exam=exam)
-    return questions.filter(topic=topic) if topic is not None else questions
-
-
-def _nothing_matches(
-    request: AuthenticatedHttpRequest, form: QuizStartForm, exam: Exam, topic: Topic | None
-) -> HttpResponse:
-    """The start form again, saying which exam and topic had nothing for that choice, with
-    the nearest choice that has questions to start at once."""
-    selection = Selection(form.cleaned_data["selection"])
-    where = f"{topic.title} ({exam.code})" if topic else f"{exam.code}, all topics"
-    questions = _exam_questions(exam, topic)
-    form.add_error("selection", f"No question of {where} is in “{selection.label.lower()}” yet.")
-    context: dict[str, Any] = {"form": form}
-    found = Selection.next_best(selection, questions, request.user)
-    if found is not None:
-        choice, count = found
-        context["next_best"] = {"selection": choice, "label": choice.label, "count": count}
-    elif topic is not None:
-        context["whole_exam"] = exam  # the topic has no published question at all
-    return _render_quiz_start(request, form, context)
-
-
-def _render_quiz_start(
-    request: AuthenticatedHttpRequest,
-    form: QuizStartForm,
-    context: dict[str, Any] | None = None,
-    status: int = 200,
-) -> HttpResponse:
-    """The start page, offering the lengths the exam or topic can fill when they are known."""
-    exam = Exam.objects.filter(slug=form["exam"].value() or None).first()
-    topic = None
-    if exam is not None and form["topic"].value():
-        topic = Topic.objects.filter(exam=exam, slug=form["topic"].value()).first()
-    if exam is not None:
-        form.offer_lengths(_exam_questions(exam, topic).count())
-    context = {"form": form, "exam": exam, "topic": topic, **(context or {})}
-    return TemplateResponse(request, "progress/practice/quiz_start.html", context, status=status)
+def _settle(request: AuthenticatedHttpRequest, quiz: Quiz) -> None:
+    """End a quiz whose time limit ran out (the learner may never have come back), at its
+    deadline on the server's clock: its saved answers, with the answers at the end, are
+    graded then. Nothing when it is untimed, paused with time left, or over."""
+    left = quiz.seconds_left()
+    if quiz.is_finished or left is None or left > 0:
+        return
+    assert quiz.time_limit is not None
+    at = timezone.now()
+    if quiz.clock_since is not None:
+        at = min(at, quiz.clock_since + quiz.time_limit - quiz.time_used)
+    if finish(quiz, at=at):
+        messages.info(request, "Time is up: the quiz ended at its time limit.")
 
 
 @require_GET
 @login_required
 def quiz_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
-    """Where the learner left off: the first unanswered question, or the summary."""
+    """Where the learner left off: the first question not answered (with the answers at the
+    end, not saved), or the summary."""
     quiz = _get_quiz_for_learner(request, code)
+    _settle(request, quiz)
     _note_withdrawn(request, quiz)
-    item = None if quiz.abandoned else quiz.next_item()
+    item = None if _closed(quiz) else quiz.next_item()
     if item is None:
-        quiz.finish_if_stuck()
+        if not quiz.answers_at_end:
+            quiz.finish_if_stuck()
         return redirect(reverse("quiz_summary", args=[quiz.code]))
     return redirect(reverse("quiz_item", args=[quiz.code, item.position + 1]))
+
+
+@require_POST
+@login_required
+def quiz_pause(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
+    """Leave the quiz for now, its clock stopped: it waits in the quizzes in progress."""
+    quiz = _get_quiz_for_learner(request, code)
+    _settle(request, quiz)
+    if not quiz.is_finished:
+        quiz.run_clock(False)
+        left = quiz.seconds_left()
+        clock = f" with {seconds_as_clock(left)} left on its clock" if left is not None else ""
+        messages.success(
+            request, f"Quiz paused{clock}: continue it from “Quizzes in progress” when you like."
+        )
+    return redirect(reverse("progress_home"))
+
+
+@require_POST
+@login_required
+def quiz_finish(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
+    """End a quiz with the answers at the end: its saved answers are graded, and the results
+    with every question's answer and explanation are shown."""
+    quiz = _get_quiz_for_learner(request, code)
+    _settle(request, quiz)
+    if not quiz.is_finished and finish(quiz):
+        messages.success(request, "Quiz finished: here are your answers, graded.")
+    return redirect(reverse("quiz_summary", args=[quiz.code]))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
@@ -227,6 +194,7 @@ def quiz_resume(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
 def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> HttpResponse:
     item = _get_item_for_learner(request, code, number)
     quiz = item.quiz
+    _settle(request, quiz)
     if item.question is None:
         messages.info(request, "That question has been removed from the bank since.")
         return redirect(reverse("quiz_resume", args=[quiz.code]))
@@ -236,9 +204,10 @@ def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
     if page is None:  # deleted between the two lookups
         raise Http404("No such question")
     attempt = getattr(item, "attempt", None)
-    if quiz.abandoned and attempt is None:
-        messages.info(request, "You stopped this quiz: the answers you gave are kept.")
-        return redirect(reverse("quiz_summary", args=[quiz.code]))
+    if attempt is None and _closed(quiz):
+        return _closed_item(request, quiz, posted=request.method == "POST")
+    if quiz.answers_at_end and not quiz.is_finished:
+        return _item_for_the_end(request, item, page)
     if request.method == "POST" and attempt is None:
         form = AnswerForm(page, request.POST)
         if not form.is_valid():
@@ -251,11 +220,71 @@ def quiz_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
             served_at=item.served_at,
             quiz_item=item,
         )  # it sets the quiz's counters as the answer left them
-    elif attempt is None and item.served_at is None:
-        item.served_at = timezone.now()
-        QuizItem.objects.filter(pk=item.pk, served_at__isnull=True).update(served_at=item.served_at)
+    elif attempt is None:
+        quiz.run_clock(True)  # opening a paused quiz runs its clock again
+        if item.served_at is None:
+            item.served_at = timezone.now()
+            QuizItem.objects.filter(pk=item.pk, served_at__isnull=True).update(
+                served_at=item.served_at
+            )
     # Answered (now or before, in another tab): the recorded answer is what counts.
     return _render_item(request, item, page, AnswerForm(page), attempt=attempt)
+
+
+def _closed(quiz: Quiz) -> bool:
+    """Over for good: stopped, out of time, or finished with the answers at the end (an
+    unanswered question of those cannot be answered any more)."""
+    return quiz.is_finished and (quiz.abandoned or bool(quiz.time_limit) or quiz.answers_at_end)
+
+
+def _closed_item(request: AuthenticatedHttpRequest, quiz: Quiz, *, posted: bool) -> HttpResponse:
+    """An unanswered question of a quiz that is over: a visit, or an answer to a quiz the
+    learner stopped, goes to the results; an answer after the time limit is refused and
+    changes nothing (409), said on the page."""
+    out_of_time = quiz.time_limit is not None and quiz.time_used >= quiz.time_limit
+    if quiz.abandoned:
+        text = "You stopped this quiz: the answers you gave are kept."
+    elif not out_of_time:
+        text = "This quiz is finished: its unanswered questions stay unanswered."
+    else:
+        text = "Time is up: the quiz ended at its time limit, and this answer was not recorded."
+    if not (posted and out_of_time and not quiz.abandoned):
+        messages.info(request, text.replace(", and this answer was not recorded", ""))
+        return redirect(reverse("quiz_summary", args=[quiz.code]))
+    if request.htmx:
+        messages.info(request, text)
+        return HttpResponseClientRedirect(reverse("quiz_summary", args=[quiz.code]))
+    context = {"quiz": quiz, "text": text}
+    return TemplateResponse(request, "progress/practice/closed.html", context, status=409)
+
+
+def _item_for_the_end(
+    request: AuthenticatedHttpRequest, item: QuizItem, page: QuestionPage
+) -> HttpResponse:
+    """A question of a quiz with the answers at the end, before it is finished: the answer
+    is saved (and may be changed) but not graded, and the page shows no verdict, correct
+    answer or explanation; a saved answer goes on to the next question."""
+    quiz = item.quiz
+    if request.method == "POST":
+        form = AnswerForm(page, request.POST)
+        if not form.is_valid():
+            return _render_item(request, item, page, form, status=invalid_form_status(request))
+        if not save_answer(item, request.POST):  # the quiz ended a moment ago
+            return _closed_item(request, quiz, posted=True)
+        number = item.position + 1
+        after = (
+            reverse("quiz_item", args=[quiz.code, number + 1])
+            if number < quiz.item_count
+            else reverse("quiz_summary", args=[quiz.code])
+        )
+        messages.success(request, f"Answer {number} saved.")
+        return HttpResponseClientRedirect(after) if request.htmx else redirect(after)
+    quiz.run_clock(True)
+    if item.served_at is None:
+        item.served_at = timezone.now()
+        QuizItem.objects.filter(pk=item.pk, served_at__isnull=True).update(served_at=item.served_at)
+    form = AnswerForm(page, as_post(item.saved)) if item.saved is not None else AnswerForm(page)
+    return _render_item(request, item, page, form)
 
 
 def _note_withdrawn(request: AuthenticatedHttpRequest, quiz: Quiz) -> None:
@@ -309,7 +338,12 @@ def _render_item(
         # The question page's learner slots: the quiz's progress above, the way on below.
         "quiz_header_template": "progress/practice/_quiz_header.html",
         "quiz_next_template": "progress/practice/_quiz_next.html",
+        "item": item,
+        "seconds_left": None if quiz.is_finished else quiz.seconds_left(),
+        "total_seconds": int(quiz.time_limit.total_seconds()) if quiz.time_limit else 0,
     }
+    if quiz.answers_at_end and not quiz.is_finished:
+        context["answer_button"] = "Save answer"
     if attempt is not None:
         grade = page.grade(str(choice.get("key", "")) for choice in attempt.chosen)
         context.update(page.result_context(grade), attempt=attempt)
@@ -370,6 +404,7 @@ def _quiz_result(
 @login_required
 def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     quiz = _get_quiz_for_learner(request, code)
+    _settle(request, quiz)
     _note_withdrawn(request, quiz)
     items = list(quiz.items.select_related("question", "attempt").order_by("position"))
     answered = [item for item in items if getattr(item, "attempt", None) is not None]
@@ -396,6 +431,10 @@ def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     context = {
         "quiz": quiz,
         "rows": rows,
+        # With the answers at the end, before the end: which are saved, nothing graded.
+        "pending": quiz.answers_at_end and not quiz.is_finished,
+        "seconds_left": None if quiz.is_finished else quiz.seconds_left(),
+        "saved_count": sum(1 for item in items if item.saved is not None),
         "total": len(items) - quiz.withdrawn_count,
         "withdrawn": quiz.withdrawn_count,
         "answered": len(answered),
@@ -416,7 +455,17 @@ def quiz_summary(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
 def quiz_abandon(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     """Stop a quiz in progress: its answers stay, it leaves the quizzes in progress."""
     quiz = _get_quiz_for_learner(request, code)
-    if quiz.abandon():
+    _settle(request, quiz)
+    if quiz.answers_at_end and not quiz.is_finished:
+        finish(quiz)  # the answers saved so far are graded, as at the end
+        Quiz.objects.filter(pk=quiz.pk).update(abandoned=True)
+        quiz.abandoned = True
+        count = quiz.answered_count
+        messages.success(
+            request, f"Quiz stopped: your {count} saved answer{pluralize(count)} "
+            f"{pluralize(count, 'is,are')} graded."
+        )  # fmt: skip
+    elif quiz.abandon():
         messages.success(
             request, f"Quiz stopped after {quiz.answered_count} of {quiz.item_count}: "
             "the answers you gave are kept."
@@ -428,7 +477,7 @@ def quiz_abandon(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
 @login_required
 def quiz_retry(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     quiz = _get_quiz_for_learner(request, code)
-    retry = quiz.retry_missed()
+    retry = retry_missed(quiz)
     if retry is None:
         messages.info(request, "Nothing to retry: you missed none of these questions.")
         return redirect(reverse("quiz_summary", args=[quiz.code]))

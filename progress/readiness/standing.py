@@ -4,7 +4,7 @@ stored state of the learner model (never from the attempts). The numbers come fr
 
 import random
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -317,13 +317,18 @@ def adaptive_question_ids(
     length: int | None,
     rng: random.Random,
     counts: Mapping[int, Sequence[float]],
+    among: Collection[int] | None = None,
 ) -> list[int]:
     """Question ids for an adaptive quiz: the quiz's places go to the topics in proportion to
     blueprint weight times what is still to learn (100% less readiness), so heavy and weak
     topics get most; within a topic, the questions ranked by `ranked_questions`. A one-topic
-    quiz draws from that topic. The queries of `standings`."""
+    quiz draws from that topic; with `among`, only those questions are drawn (the practice
+    builder's other choices). The queries of `standings`."""
     standing = standings(learner, [exam])[0]
     ranked = ranked_questions(standing, counts, rng, topic)
+    if among is not None:
+        kept = {t: [qid for qid in ids if qid in among] for t, ids in ranked.items()}
+        ranked = {t: ids for t, ids in kept.items() if ids}
     readiness_of = {t.topic.pk: t.readiness.percent for t in standing.topics}
     weight_of = {t.topic.pk: float(t.topic.weight) for t in standing.topics}
     available = sum(len(ids) for ids in ranked.values())

@@ -134,6 +134,12 @@ def site():
         learner=learner, exam=exam, topic=None, selection="any", length=5
     )
     assert open_quiz is not None
+    # A practice of the builder's: timed, the answers at the end.
+    timed = Quiz.objects.start(
+        learner=learner, exam=exam, topic=None, selection="any", length=3,
+        time_limit=datetime.timedelta(minutes=20), feedback="end",
+    )  # fmt: skip
+    assert timed is not None
     mock = MockExam.objects.start(learner=learner, exam=exam)
     mock.items.filter(position__lt=5).update(chosen_keys=["x"])
     mock.submit()
@@ -165,10 +171,29 @@ def site():
     StaffFactory(username="boss")
     return {
         "exam": exam, "topic": questions[0].topic, "question": questions[0], "learner": learner,
-        "quiz": open_quiz, "done": done, "mock": mock, "sitting": sitting, "cohort": cohort,
+        "quiz": open_quiz, "done": done, "timed": timed, "mock": mock, "sitting": sitting,
+        "cohort": cohort,
         "join": Cohort.objects.create(name="Morning class", exam=exam),
         "shaped": shaped, "types_mock": types_mock, "forward": forward,
     }  # fmt: skip
+
+
+def count_the_questions(page) -> None:
+    page.get_by_role("checkbox", name="Single answer").uncheck()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Count the questions").click()
+
+
+def ask_for_no_question(page) -> None:
+    page.get_by_label("How many questions").fill("0")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Start").click()
+
+
+def save_first_option(page) -> None:
+    answer_shown(page)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save answer").click()
 
 
 def public_pages(site) -> list[Visit]:
@@ -236,10 +261,29 @@ def learner_pages(site) -> list[Visit]:
         Visit("bookmarks", reverse("bookmarks")),
         Visit("goal", reverse("study_goal")),
         Visit("a page with a message", reverse("study_goal"), set_a_goal),
+        Visit("practice builder, no exam yet", reverse("quiz_start")),
         Visit("quiz start", reverse("quiz_start") + f"?exam={site['exam'].slug}"),
+        Visit(
+            "practice builder, counted",
+            reverse("quiz_start") + f"?exam={site['exam'].slug}",
+            count_the_questions,
+        ),
+        Visit(
+            "practice builder, an error",
+            reverse("quiz_start") + f"?exam={site['exam'].slug}",
+            ask_for_no_question,
+        ),
+        Visit("timed practice question", reverse("quiz_item", args=[site["timed"].code, 1])),
+        Visit(
+            "timed practice, answer saved",
+            reverse("quiz_item", args=[site["timed"].code, 2]),
+            save_first_option,
+        ),
+        Visit("practice answers so far", reverse("quiz_summary", args=[site["timed"].code])),
         Visit("quiz question", reverse("quiz_item", args=[quiz.code, 1])),
         Visit("quiz answered", reverse("quiz_item", args=[quiz.code, 1]), answer_first_option),
         Visit("quiz summary", reverse("quiz_summary", args=[done.code])),
+        Visit("quiz review", reverse("quiz_review", args=[done.code])),
         Visit("mock start", reverse("mock_start", args=[site["exam"].slug])),
         Visit("mock question", reverse("mock_item", args=[sitting.code, 2])),
         Visit("mock submit", reverse("mock_submit", args=[sitting.code])),
