@@ -1,6 +1,6 @@
-"""What a foreign bank file (GIFT, Aiken; next Moodle XML and QTI) is read into, whatever its
-format: questions with their place in the file, what was skipped and why, what is wrong and
-where. A reader (`formats.gift`, `formats.aiken`) turns decoded text into a `ParsedBank`;
+"""What a foreign bank file (GIFT, Aiken, Moodle XML, QTI) is read into, whatever its format:
+questions of every item type with their place in the file, what was skipped and why, what is
+wrong and where. A reader (`formats.gift`, `formats.aiken`) turns decoded text into a `ParsedBank`;
 `questions.bank.foreign_import` checks it and writes it into an exam.
 
 Also here, because every reader needs them: decoding the bytes of a file (UTF-8 with or
@@ -14,6 +14,7 @@ import hashlib
 import html
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Literal
 
 from questions.markup import sanitise_html
@@ -23,22 +24,93 @@ from questions.media.images import Image
 # mistaken upload of a disc image is refused before it is read.
 MAX_FILE_BYTES = 32 * 1024 * 1024
 
-ForeignKind = Literal["single", "multiple", "truefalse"]
+# "truefalse" is a single-answer question of two options, True then False; the others are
+# questions.models.Kind's values, with the fields of their type below.
+ForeignKind = Literal[
+    "single", "multiple", "truefalse", "ordering", "matching", "yesno", "fillin", "dropdown"
+]
+ForeignScoring = Literal["all", "partial"]
 TextFormat = Literal["plain", "html", "markdown", "moodle"]
 
 
 @dataclass(frozen=True)
 class ForeignOption:
+    """A choice, a matching pool's answer (`correct` unused) or a drop-down's choice."""
+
     text: str  # our Markdown, already converted from the source's format
     correct: bool
     feedback: str = ""  # our Markdown; "" when the source has none
+
+
+@dataclass(frozen=True)
+class ForeignStep:
+    """An ordering's step: `place` 1 first, None for a step that does not belong."""
+
+    text: str
+    place: int | None
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignPrompt:
+    """A matching's prompt: `answer` is the index (0 first) of its answer in the pool."""
+
+    text: str
+    answer: int
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignStatement:
+    text: str
+    is_yes: bool
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignBlank:
+    """A fill-in blank: accepted texts, or a number with its tolerance and units. The wrong
+    answers' feedback is plain text, (answer, feedback) pairs; `feedback` is the rationale."""
+
+    label: str
+    accepted: tuple[str, ...] = ()
+    match_case: bool = False
+    number: Decimal | None = None
+    tolerance: Decimal = Decimal(0)
+    units: tuple[str, ...] = ()
+    wrong_answers: tuple[tuple[str, str], ...] = ()
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignGap:
+    """A drop-down's gap, at [[n]] in the question's exhibit (n its number, 1 first)."""
+
+    label: str
+    choices: tuple[ForeignOption, ...]
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignCaseStudy:
+    """A scenario that several questions of the file share (a Moodle description, a QTI
+    shared stimulus). `key` identifies it in its source, so that importing again updates it."""
+
+    key: str
+    title: str
+    scenario: str  # our Markdown
 
 
 @dataclass
 class ForeignQuestion:
     """One question as a foreign file gives it. `key` is what identifies it in its source: its
     name (GIFT `::name::`, Moodle XML `<name>`), its identifier (QTI), or failing both a hash
-    of its content; with the target exam and topic it makes the question's stable uid."""
+    of its content; with the target exam and topic it makes the question's stable uid.
+
+    A choice question has `options`; an ordering `steps`; a matching `pool` and `prompts`
+    (`reuse_answers` when one answer fits several); a yes/no series `statements`; a fill-in
+    `blanks`; drop-downs `gaps`, with the `exhibit` marking each. The checks and the rows
+    written are those of our JSON import (questions.bank.item_fields)."""
 
     line: int
     kind: ForeignKind
@@ -50,6 +122,16 @@ class ForeignQuestion:
     general_feedback: str = ""
     # What the source says that our model cannot carry (partial credit, ...): for the report.
     notes: list[str] = field(default_factory=list)
+    scoring: ForeignScoring = "all"
+    exhibit: str = ""  # our Markdown, shown under the stem
+    steps: list[ForeignStep] = field(default_factory=list)
+    pool: list[ForeignOption] = field(default_factory=list)
+    prompts: list[ForeignPrompt] = field(default_factory=list)
+    reuse_answers: bool = False
+    statements: list[ForeignStatement] = field(default_factory=list)
+    blanks: list[ForeignBlank] = field(default_factory=list)
+    gaps: list[ForeignGap] = field(default_factory=list)
+    case_study: ForeignCaseStudy | None = None
 
     @property
     def key(self) -> str:
@@ -63,6 +145,17 @@ class ForeignQuestion:
         parts = [self.kind, self.stem] + [
             f"{'=' if option.correct else '~'}{option.text}" for option in self.options
         ]
+        # A choice question hashes as it always did: its uid must not change.
+        if self.kind not in ("single", "multiple", "truefalse"):
+            parts += [
+                self.exhibit,
+                *(repr(item) for item in self.steps),
+                *(repr(item) for item in self.pool),
+                *(repr(item) for item in self.prompts),
+                *(repr(item) for item in self.statements),
+                *(repr(item) for item in self.blanks),
+                *(repr(item) for item in self.gaps),
+            ]
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
 
 
@@ -304,3 +397,15 @@ def to_markdown(text: str, text_format: TextFormat) -> str:
     if text_format == "plain":
         return plain_to_markdown(text)
     return html_to_markdown(text, keep_line_breaks=text_format == "moodle")
+
+
+_SCRIPT_LIKE = re.compile(r"<(script|style|template)\b.*?</\1\s*>", re.I | re.S)
+
+
+def to_plain_text(text: str, text_format: TextFormat) -> str:
+    """Source text as one line of plain text, for what we keep as plain text (a blank's
+    feedback on a wrong answer, a case study's title): tags dropped (script and style with
+    their content), entities decoded, runs of spaces one. Shown escaped, never as markup."""
+    if text_format in ("html", "moodle"):
+        text = html.unescape(re.sub(r"<[^>]*>", " ", _SCRIPT_LIKE.sub(" ", text)))
+    return " ".join(text.split())
