@@ -337,6 +337,11 @@ def test_detection():
     assert foreign.detect_format("Q?\nA) a\nB) b\nANSWER: A\n") == "aiken"
     assert foreign.detect_format("// c\n::n:: Q?{T}\n") == "gift"
     assert foreign.detect_format("Just some text.\n") is None
+    # A leading "[" is JSON only when the text is JSON (a broken list still reads as JSON, so
+    # that the error says what is wrong); GIFT opens questions with "[markdown]" or "[2024]".
+    assert foreign.detect_format('["courseiva-bank", ') == "json"
+    assert foreign.detect_format("[2024] Which year? {=this ~that}\n") == "gift"
+    assert foreign.detect_format("[markdown] multiline  \\nmarkdown\n") == "gift"
 
 
 def test_query_count_does_not_grow_with_the_questions(exam, tmp_path, capsys):

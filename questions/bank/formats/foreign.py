@@ -260,8 +260,9 @@ _AIKEN_OPTION = re.compile(r"^\s*[A-Za-z]\s*[.)]", re.M)
 _GIFT_FORMAT_TAG = r"\[(?:html|moodle|plain|markdown)\]"
 _GIFT_SIGNS = re.compile(rf"^\s*(\$CATEGORY:|::|{_GIFT_FORMAT_TAG})|(?<!\\)\{{", re.M | re.I)
 # What can follow the "[" that opens a JSON document (a bank is an object; a list is read as
-# JSON so that the error says what is wrong with it).
-_JSON_LIST = re.compile(r"\[\s*([\[{\]\"\d-]|$)")
+# JSON so that the error says what is wrong with it): an object, a list, a string, its end.
+# Not a digit or a letter: GIFT opens a question with "[markdown]", or with text ("[2024]").
+_JSON_LIST = re.compile(r"\[\s*([\[{\]\"]|$)")
 
 
 def detect_format(text: str) -> str | None:
@@ -358,6 +359,11 @@ def html_to_markdown(source: str, *, keep_line_breaks: bool = False) -> str:
     if keep_line_breaks:
         source = _NEWLINE.sub("<br>", source)
     cleaned = sanitise_html(source)
+    if cleaned != source:
+        # What the allow-list removes can leave HTML that a parser arranges otherwise (a
+        # table's caption stripped leaves its text inside <table>, which a browser moves
+        # before it): cleaned once more, the text is as our pages and an export show it.
+        cleaned = sanitise_html(cleaned)
     # Text between the tags takes entities rather than backslashes for what Markdown would
     # read as markup: Markdown leaves a raw HTML block (`<p>...`) as it is, backslashes
     # included, while an entity means the character in either place.
@@ -390,10 +396,36 @@ def _entity_start(match: re.Match[str]) -> str:
     return f"{match.group(2)}&#{ord(match.group(3))};"
 
 
+_FENCED = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
+_TOP_HEADING = re.compile(r"^ {0,3}#{1,2}(?=[ \t]|$)", re.M)
+_SETEXT_HEADING = re.compile(r"^(?! {0,3}[-*+>]|\s*$)( {0,3}\S.*)\n {0,3}(?:=+|-+)[ \t]*$", re.M)
+
+
+def _demote_headings(text: str) -> str:
+    """A heading of level 1 or 2 as one of level 3. Our pages keep their own first two
+    levels, so the sanitiser drops `<h1>` and `<h2>` and their text stands bare between
+    the blocks, then reads differently once exported as HTML and imported again."""
+    if "#" not in text and "\n=" not in text and "\n-" not in text:
+        return text
+    pieces = []
+    last = 0
+    for fence in _FENCED.finditer(text):
+        pieces.append(_demote_in(text[last : fence.start()]))
+        pieces.append(fence.group(0))
+        last = fence.end()
+    pieces.append(_demote_in(text[last:]))
+    return "".join(pieces)
+
+
+def _demote_in(text: str) -> str:
+    text = _TOP_HEADING.sub("###", text)
+    return _SETEXT_HEADING.sub(lambda match: f"### {match.group(1).strip()}", text)
+
+
 def to_markdown(text: str, text_format: TextFormat) -> str:
     """Source text in its format as our Markdown."""
     if text_format == "markdown":
-        return text.strip()
+        return _demote_headings(text.strip())
     if text_format == "plain":
         return plain_to_markdown(text)
     return html_to_markdown(text, keep_line_breaks=text_format == "moodle")
