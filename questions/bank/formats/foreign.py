@@ -441,3 +441,35 @@ def to_plain_text(text: str, text_format: TextFormat) -> str:
     if text_format in ("html", "moodle"):
         text = html.unescape(re.sub(r"<[^>]*>", " ", _SCRIPT_LIKE.sub(" ", text)))
     return " ".join(text.split())
+
+
+# What a fill-in number keeps (questions.bank.checks: 8 decimals, 16 digits before the point).
+NUMBER_PLACES = Decimal("0.00000001")
+NUMBER_LIMIT = Decimal(10) ** 16
+
+
+def parse_number(text: str) -> Decimal | None:
+    """A number as a source writes it ("3.14", "-2", "1e3", "2,5" with a decimal comma), to
+    the 8 decimals a fill-in keeps (3.141592653589793 is 3.14159265); None for anything
+    else, or one too large to keep."""
+    cleaned = text.strip().replace(",", ".") if text.count(",") == 1 else text.strip()
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?", cleaned):
+        return None
+    value = Decimal(cleaned)
+    if abs(value) >= NUMBER_LIMIT:
+        return None
+    value = value.quantize(NUMBER_PLACES).normalize()
+    return value if value != 0 else Decimal(0)
+
+
+def number_text(value: Decimal) -> str:
+    """A number as a learner would type it: 40, 0.5, never 4E+1."""
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """A text as one line of at most `limit` characters, for an accepted answer or the
+    answer a feedback is for: "" when it would not fit (the caller reports it)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else ""

@@ -7,22 +7,31 @@ characters themselves and `\\n` a line break. `$CATEGORY: a/b/c` puts the questi
 in that category.
 
 Read: multiple choice (`=right ~wrong`, `~%50%` weights: several positive weights make a
-select-all-that-apply question), true/false (`{T}`, `{FALSE#wrong#right}`), `#feedback` per
-answer and `####general feedback`. Skipped, each with its place: essay `{}`, matching `->`,
-numerical `{#...}`, short answer (only `=` answers), missing word (text after the braces) and
-descriptions (no braces).
+select-all-that-apply question), true/false (`{T}`, `{FALSE#wrong#right}`), matching
+(`=a -> 1`), numerical (`{#3:2}`, `{#1..5}`, several answers) and short answer (`=` answers
+only) as fill-ins, missing word (text after the braces: a choice becomes a drop-down in the
+sentence, any other type a line to fill in), `#feedback` per answer and `####general
+feedback`. Skipped, each with its place: essay `{}` and descriptions (no braces).
 """
 
 import re
+from decimal import Decimal
 
 from questions.bank.formats.foreign import (
+    ForeignBlank,
+    ForeignGap,
     ForeignOption,
+    ForeignPrompt,
     ForeignQuestion,
     ParsedBank,
     ParseError,
     Skipped,
     TextFormat,
+    number_text,
+    one_line,
+    parse_number,
     to_markdown,
+    to_plain_text,
 )
 
 FORMAT = "gift"
@@ -117,6 +126,12 @@ def _markdown(text: str, default: TextFormat) -> str:
     return to_markdown(_restore(body), text_format)
 
 
+# Where the answer block stood in a missing-word question's sentence, while it is converted.
+_BLOCK_PLACE = "\ue010"
+# What Moodle shows there for a type other than a choice: a line to fill in.
+_FILL_LINE = "&#95;" * 5
+
+
 def _question(text: str, line: int, category: tuple[str, ...]) -> Parsed:
     text = _protect(text).strip()
     name = ""
@@ -138,15 +153,10 @@ def _question(text: str, line: int, category: tuple[str, ...]) -> Parsed:
         return ParseError(line, "no question text before the answer block")
     block, _, general = block.partition("####")
     kind = _block_type(block)
-    if kind in ("essay", "numerical", "matching", "short answer"):
-        return Skipped(line, kind, f"{kind} questions have no place in Courseiva's bank")
-    if after:
-        return Skipped(
-            line,
-            "missing word",
-            "text after the answer block makes a missing-word question, which Courseiva "
-            "does not have",
-        )
+    if kind == "essay":
+        return Skipped(line, kind, "an essay is marked by a person: no machine can grade it")
+    if kind is None:
+        return ParseError(line, "cannot tell the question type from its answer block")
     question = ForeignQuestion(
         line=line,
         kind="single",
@@ -156,11 +166,22 @@ def _question(text: str, line: int, category: tuple[str, ...]) -> Parsed:
         category=category,
         general_feedback=_markdown(general, stem_format) if general.strip() else "",
     )
+    if after:
+        # Missing word: the block stands inside the sentence, where Moodle shows its
+        # drop-down (a choice) or a line to fill in.
+        sentence = to_markdown(_restore(f"{stem} {_BLOCK_PLACE} {after}"), stem_format)
+        if kind == "multiple choice":
+            return _missing_word(question, block, stem_format, sentence)
+        question.stem = sentence.replace(_BLOCK_PLACE, _FILL_LINE)
     if kind == "true/false":
         return _true_false(question, block, stem_format)
-    if kind == "multiple choice":
-        return _multiple_choice(question, block, stem_format)
-    return ParseError(line, "cannot tell the question type from its answer block")
+    if kind == "matching":
+        return _matching(question, block, stem_format)
+    if kind == "numerical":
+        return _numerical(question, block[1:], stem_format)
+    if kind == "short answer":
+        return _short_answer(question, block, stem_format)
+    return _multiple_choice(question, block, stem_format)
 
 
 def _block_type(block: str) -> str | None:
@@ -177,6 +198,197 @@ def _block_type(block: str) -> str | None:
     if "=" in block:
         return "short answer"
     return None
+
+
+def _plain(text: str, default: TextFormat) -> str:
+    text_format, body = _with_format(text.strip(), default)
+    return to_plain_text(_restore(body), text_format)
+
+
+def _missing_word(
+    question: ForeignQuestion, block: str, text_format: TextFormat, sentence: str
+) -> Parsed:
+    """A choice inside the sentence: drop-downs, the sentence the exhibit with its gap."""
+    parsed = _multiple_choice(question, block, text_format)
+    if not isinstance(parsed, ForeignQuestion):
+        return parsed
+    if parsed.kind != "single":
+        return Skipped(
+            question.line,
+            "missing word with several right answers",
+            "a drop-down in a sentence takes one right choice; this block has several",
+        )
+    parsed.kind = "dropdown"
+    parsed.stem = "Choose the missing word."
+    parsed.exhibit = sentence.replace(_BLOCK_PLACE, "[[1]]")
+    parsed.gaps = [ForeignGap("Missing word", tuple(parsed.options))]
+    parsed.options = []
+    return parsed
+
+
+def _matching(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:
+    """`=prompt -> answer` pairs; `= -> answer` is an answer no prompt takes. Moodle marks
+    each pair on its own: partial credit."""
+    pieces = re.split(r"=", block)
+    if pieces[0].strip():
+        return ParseError(question.line, f"text before the first pair: {pieces[0].strip()!r}")
+    pool: list[str] = []
+    prompts: list[tuple[str, int]] = []
+    for body in pieces[1:]:
+        left, arrow, right = body.partition("->")
+        if not arrow or not right.strip():
+            return ParseError(
+                question.line,
+                f"a matching pair is written prompt -> answer (found {body.strip()!r})",
+            )
+        answer = _markdown(right, text_format)
+        if answer not in pool:
+            pool.append(answer)
+        if left.strip():
+            prompts.append((_markdown(left, text_format), pool.index(answer)))
+    question.kind = "matching"
+    question.scoring = "partial"
+    question.pool = [ForeignOption(text, False) for text in pool]
+    question.prompts = [ForeignPrompt(text, answer) for text, answer in prompts]
+    question.reuse_answers = len({answer for _, answer in prompts}) < len(prompts)
+    return question
+
+
+def _answers(block: str, markers: str) -> list[tuple[str, float | None, str, str]] | str:
+    """The block's answers as (marker, weight, text, feedback); a sentence when one is wrong.
+    A first answer without a marker (numerical's `{#3:2}`) is a right one."""
+    pieces = re.split(f"([{markers}])", block)
+    if pieces[0].strip():
+        pieces = ["", "=", *pieces]
+    answers = []
+    for marker, body in zip(pieces[1::2], pieces[2::2], strict=True):
+        weight: float | None = None
+        if match := _WEIGHT.match(body):
+            weight = float(match.group(1))
+            body = body[match.end() :]
+        elif body.lstrip().startswith("%"):
+            return f"a weight is written %50% (found {body.strip()!r})"
+        answer, _, feedback = body.partition("#")
+        answers.append((marker, weight, answer, feedback))
+    return answers
+
+
+def _numerical(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:
+    """`{#3:0.5}`, `{#1..5}`, or several answers `{#=%100%3.14:0.01 =%50%3:0.5 ~2#No}`: the
+    fully right one is the blank's number; a partly right one is reported, not carried."""
+    answers = _answers(block, "=~")
+    if isinstance(answers, str):
+        return ParseError(question.line, answers)
+    right: list[tuple[Decimal, Decimal, str]] = []
+    wrong: list[tuple[str, str]] = []
+    for marker, weight, answer, feedback in answers:
+        grade = weight if weight is not None else (100.0 if marker == "=" else 0.0)
+        value = _restore(answer).strip()
+        parsed = _number_and_tolerance(value) if value else None
+        if value and parsed is None:
+            return ParseError(question.line, f"{value!r} is not a number, a:b or a..b")
+        feedback_text = _plain(feedback, text_format) if feedback.strip() else ""
+        if grade >= 100 and parsed is not None:
+            right.append((*parsed, _markdown(feedback, text_format) if feedback.strip() else ""))
+        elif grade > 0:
+            question.notes.append(
+                f"partial credit ({grade:g}%) for {value!r} is not carried: it is not accepted"
+            )
+        elif parsed is None:
+            if feedback_text:
+                question.notes.append(
+                    "the feedback for any other answer is not carried: feedback is given to "
+                    "named wrong answers"
+                )
+        elif feedback_text:
+            number, tolerance = parsed
+            if tolerance:
+                question.notes.append(
+                    f"the feedback for answers near {number_text(number)} is given for "
+                    f"{number_text(number)} itself"
+                )
+            wrong.append((number_text(number), feedback_text))
+    if not right:
+        return ParseError(question.line, "no right answer: a number with weight 100%")
+    if len(right) > 1:
+        return Skipped(
+            question.line,
+            "numerical with several right answers",
+            "several numbers are fully right: a blank takes one number and its tolerance",
+        )
+    number, tolerance, rationale = right[0]
+    question.kind = "fillin"
+    question.blanks = [
+        ForeignBlank(
+            "Answer",
+            number=number,
+            tolerance=tolerance,
+            wrong_answers=tuple(wrong),
+            feedback=rationale,
+        )
+    ]
+    return question
+
+
+def _number_and_tolerance(text: str) -> tuple[Decimal, Decimal] | None:
+    if ".." in text:
+        low, _, high = text.partition("..")
+        low_value, high_value = parse_number(low), parse_number(high)
+        if low_value is None or high_value is None or high_value < low_value:
+            return None
+        return (low_value + high_value) / 2, (high_value - low_value) / 2
+    value, colon, tolerance = text.partition(":")
+    number = parse_number(value)
+    margin = parse_number(tolerance) if colon else Decimal(0)
+    if number is None or margin is None or margin < 0:
+        return None
+    return number, margin
+
+
+def _short_answer(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:
+    """`{=Frog =frogs#Good! =%50%Cat =%0%*#No}`: the fully right answers are accepted (any
+    case, as Moodle's default); a partly right one is reported, not carried."""
+    answers = _answers(block, "=")
+    if isinstance(answers, str):
+        return ParseError(question.line, answers)
+    accepted: list[str] = []
+    rationale = ""
+    wrong: list[tuple[str, str]] = []
+    for _, weight, answer, feedback in answers:
+        grade = 100.0 if weight is None else weight
+        text = one_line(_restore(answer))
+        if not text:
+            return ParseError(question.line, "an answer is empty or longer than 200 characters")
+        if grade >= 100:
+            if "*" in text:
+                return Skipped(
+                    question.line,
+                    "short answer with a wildcard",
+                    f"{text!r}: * stands for any text in Moodle; an accepted answer is exact",
+                )
+            accepted.append(text)
+            rationale = rationale or (_markdown(feedback, text_format) if feedback.strip() else "")
+        elif grade > 0:
+            question.notes.append(
+                f"partial credit ({grade:g}%) for {text!r} is not carried: it is not accepted"
+            )
+        elif feedback.strip():
+            if "*" in text:
+                question.notes.append(
+                    f"the feedback for answers like {text!r} is not carried: feedback is "
+                    "given to named wrong answers"
+                )
+            else:
+                wrong.append((text, _plain(feedback, text_format)))
+    if not accepted:
+        return ParseError(question.line, "no right answer: an = answer with weight 100%")
+    question.kind = "fillin"
+    question.blanks = [
+        ForeignBlank(
+            "Answer", accepted=tuple(accepted), wrong_answers=tuple(wrong), feedback=rationale
+        )
+    ]
+    return question
 
 
 def _true_false(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:
