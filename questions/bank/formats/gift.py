@@ -15,7 +15,6 @@ feedback`. Skipped, each with its place: essay `{}` and descriptions (no braces)
 """
 
 import re
-from decimal import Decimal
 
 from questions.bank.formats.foreign import (
     ForeignBlank,
@@ -27,12 +26,11 @@ from questions.bank.formats.foreign import (
     ParseError,
     Skipped,
     TextFormat,
-    number_text,
-    one_line,
     parse_number,
     to_markdown,
     to_plain_text,
 )
+from questions.bank.formats.graded import GradedAnswer, Refused, number_blank, text_blank
 
 FORMAT = "gift"
 
@@ -274,120 +272,62 @@ def _answers(block: str, markers: str) -> list[tuple[str, float | None, str, str
 
 
 def _numerical(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:
-    """`{#3:0.5}`, `{#1..5}`, or several answers `{#=%100%3.14:0.01 =%50%3:0.5 ~2#No}`: the
-    fully right one is the blank's number; a partly right one is reported, not carried."""
+    """`{#3:0.5}`, `{#1..5}`, or several answers `{#=%100%3.14:0.01 =%50%3:0.5 ~2#No}`."""
     answers = _answers(block, "=~")
     if isinstance(answers, str):
         return ParseError(question.line, answers)
-    right: list[tuple[Decimal, Decimal, str]] = []
-    wrong: list[tuple[str, str]] = []
+    graded = []
     for marker, weight, answer, feedback in answers:
-        grade = weight if weight is not None else (100.0 if marker == "=" else 0.0)
         value = _restore(answer).strip()
-        parsed = _number_and_tolerance(value) if value else None
-        if value and parsed is None:
-            return ParseError(question.line, f"{value!r} is not a number, a:b or a..b")
-        feedback_text = _plain(feedback, text_format) if feedback.strip() else ""
-        if grade >= 100 and parsed is not None:
-            right.append((*parsed, _markdown(feedback, text_format) if feedback.strip() else ""))
-        elif grade > 0:
-            question.notes.append(
-                f"partial credit ({grade:g}%) for {value!r} is not carried: it is not accepted"
-            )
-        elif parsed is None:
-            if feedback_text:
-                question.notes.append(
-                    "the feedback for any other answer is not carried: feedback is given to "
-                    "named wrong answers"
-                )
-        elif feedback_text:
-            number, tolerance = parsed
-            if tolerance:
-                question.notes.append(
-                    f"the feedback for answers near {number_text(number)} is given for "
-                    f"{number_text(number)} itself"
-                )
-            wrong.append((number_text(number), feedback_text))
-    if not right:
-        return ParseError(question.line, "no right answer: a number with weight 100%")
-    if len(right) > 1:
-        return Skipped(
-            question.line,
-            "numerical with several right answers",
-            "several numbers are fully right: a blank takes one number and its tolerance",
-        )
-    number, tolerance, rationale = right[0]
-    question.kind = "fillin"
-    question.blanks = [
-        ForeignBlank(
-            "Answer",
-            number=number,
-            tolerance=tolerance,
-            wrong_answers=tuple(wrong),
-            feedback=rationale,
-        )
-    ]
-    return question
-
-
-def _number_and_tolerance(text: str) -> tuple[Decimal, Decimal] | None:
-    if ".." in text:
-        low, _, high = text.partition("..")
-        low_value, high_value = parse_number(low), parse_number(high)
-        if low_value is None or high_value is None or high_value < low_value:
-            return None
-        return (low_value + high_value) / 2, (high_value - low_value) / 2
-    value, colon, tolerance = text.partition(":")
-    number = parse_number(value)
-    margin = parse_number(tolerance) if colon else Decimal(0)
-    if number is None or margin is None or margin < 0:
-        return None
-    return number, margin
+        number, tolerance = value, ""
+        if ".." in value:
+            low, high = (parse_number(end) for end in value.split("..", 1))
+            if low is None or high is None or high < low:
+                return ParseError(question.line, f"{value!r} is not a range low..high")
+            number, tolerance = str((low + high) / 2), str((high - low) / 2)
+        elif ":" in value:
+            number, _, tolerance = value.partition(":")
+        graded.append(_graded(marker, weight, number, feedback, text_format, tolerance))
+    return _with_blank(question, number_blank(graded, "Answer", question.notes))
 
 
 def _short_answer(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:
-    """`{=Frog =frogs#Good! =%50%Cat =%0%*#No}`: the fully right answers are accepted (any
-    case, as Moodle's default); a partly right one is reported, not carried."""
+    """`{=Frog =frogs#Good! =%50%Cat =%0%*#No}`: any case, as Moodle's default."""
     answers = _answers(block, "=")
     if isinstance(answers, str):
         return ParseError(question.line, answers)
-    accepted: list[str] = []
-    rationale = ""
-    wrong: list[tuple[str, str]] = []
-    for _, weight, answer, feedback in answers:
-        grade = 100.0 if weight is None else weight
-        text = one_line(_restore(answer))
-        if not text:
-            return ParseError(question.line, "an answer is empty or longer than 200 characters")
-        if grade >= 100:
-            if "*" in text:
-                return Skipped(
-                    question.line,
-                    "short answer with a wildcard",
-                    f"{text!r}: * stands for any text in Moodle; an accepted answer is exact",
-                )
-            accepted.append(text)
-            rationale = rationale or (_markdown(feedback, text_format) if feedback.strip() else "")
-        elif grade > 0:
-            question.notes.append(
-                f"partial credit ({grade:g}%) for {text!r} is not carried: it is not accepted"
-            )
-        elif feedback.strip():
-            if "*" in text:
-                question.notes.append(
-                    f"the feedback for answers like {text!r} is not carried: feedback is "
-                    "given to named wrong answers"
-                )
-            else:
-                wrong.append((text, _plain(feedback, text_format)))
-    if not accepted:
-        return ParseError(question.line, "no right answer: an = answer with weight 100%")
-    question.kind = "fillin"
-    question.blanks = [
-        ForeignBlank(
-            "Answer", accepted=tuple(accepted), wrong_answers=tuple(wrong), feedback=rationale
-        )
+    graded = [
+        _graded(marker, weight, _restore(answer), feedback, text_format)
+        for marker, weight, answer, feedback in answers
     ]
+    return _with_blank(question, text_blank(graded, "Answer", question.notes))
+
+
+def _graded(
+    marker: str,
+    weight: float | None,
+    answer: str,
+    feedback: str,
+    text_format: TextFormat,
+    tolerance: str = "",
+) -> GradedAnswer:
+    has_feedback = bool(feedback.strip())
+    return GradedAnswer(
+        answer,
+        weight if weight is not None else (100.0 if marker == "=" else 0.0),
+        _markdown(feedback, text_format) if has_feedback else "",
+        _plain(feedback, text_format) if has_feedback else "",
+        tolerance,
+    )
+
+
+def _with_blank(question: ForeignQuestion, blank: ForeignBlank | Refused) -> Parsed:
+    if isinstance(blank, Refused):
+        if blank.error:
+            return ParseError(question.line, blank.reason)
+        return Skipped(question.line, blank.type, blank.reason)
+    question.kind = "fillin"
+    question.blanks = [blank]
     return question
 
 
