@@ -85,8 +85,8 @@ def test_moodle_gift_fixture_imports_what_it_can_and_skips_the_rest(capsys, exam
         ("red", False, "wrong, it's yellow"),
         ("blue", False, "wrong, it's yellow"),
     ]
-    # Two positive weights: select all that apply.
-    assert colours.kind == "multiple"
+    # Two positive weights: select all that apply, partial credit as Moodle adds them up.
+    assert (colours.kind, colours.scoring) == ("multiple", "partial")
     assert [(text, right) for text, right, _ in options_of(colours)] == [
         ("yellow", True), ("red", False), ("off-beige", True), ("blue", False)
     ]  # fmt: skip

@@ -100,7 +100,10 @@ def test_moodle_select_all_with_uneven_and_negative_grades(capsys, exam):
     lines, result = run(capsys, path, "--exam", exam.slug)
     assert result["imported"] == 1
     question = Question.objects.get()
-    assert question.kind == "multiple"
+    # Moodle adds up the fractions of the options chosen: partial credit. Its unequal
+    # weights (33 and 33.33333) are noted: ours are equal shares.
+    assert (question.kind, question.scoring) == ("multiple", "partial")
+    assert any("unequal weights (33%, 33.3333%, 33.3333%)" in line for line in lines)
     # Moodle refuses a grade of 33 (not one of its fractions); what the author meant is clear:
     # the positive ones are the primes.
     assert [(text, correct) for text, correct, _ in options_of(question)] == [

@@ -349,3 +349,30 @@ def test_script_in_every_new_field_is_cleaned(capsys, exam, tmp_path):
         # As text (a drag box is plain text) it may be shown; never as markup.
         assert "<script" not in html
         assert not re.search(r"<[^>]*(onerror|javascript:)", html)
+
+
+def test_all_or_nothing_multiple_choice_and_ddmatch(capsys, exam, tmp_path):
+    answers = (
+        '<answer fraction="100"><text>a</text></answer>'
+        '<answer fraction="100"><text>b</text></answer>'
+        '<answer fraction="0"><text>c</text></answer>'
+    )
+    text = quiz(
+        question("multichoiceset", "Set", answers),
+        question(
+            "ddmatch",
+            "Drag",
+            "".join(
+                f'<subquestion format="html"><text>P{n}</text><answer><text>A{n}</text></answer>'
+                "</subquestion>"
+                for n in (1, 2)
+            ),
+        ),
+    )
+    path = tmp_path / "more.xml"
+    path.write_text(text, encoding="utf-8")
+    _, result = run(capsys, path, "--exam", exam.slug)
+    assert (result["imported"], result["skipped"]) == (2, [])
+    chosen, dragged = Question.objects.filter(topic__exam=exam).order_by("position")
+    assert (chosen.kind, chosen.scoring) == ("multiple", "all")
+    assert (dragged.kind, dragged.parts.count()) == ("matching", 2)

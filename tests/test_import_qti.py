@@ -98,6 +98,8 @@ def test_multiple_response_item_in_qti_2_1_and_3_0(capsys, exam, name):
     assert result["imported"] == 1
     question = Question.objects.get()
     assert question.kind == "multiple"
+    # Both map the response: the mapping adds up what is chosen, partial credit.
+    assert question.scoring == "partial"
     assert seen(question.stem) == "Which of the following elements are used to form water?"
     assert [text for text, correct, _ in options_of(question) if correct] == [
         "Hydrogen",

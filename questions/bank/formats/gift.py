@@ -30,7 +30,13 @@ from questions.bank.formats.foreign import (
     to_markdown,
     to_plain_text,
 )
-from questions.bank.formats.graded import GradedAnswer, Refused, number_blank, text_blank
+from questions.bank.formats.graded import (
+    GradedAnswer,
+    Refused,
+    number_blank,
+    text_blank,
+    unequal_weights,
+)
 
 FORMAT = "gift"
 
@@ -384,7 +390,11 @@ def _multiple_choice(question: ForeignQuestion, block: str, text_format: TextFor
                 question.line, "no right answer: mark one with = or give positive %weights%"
             )
         if sum(corrects) > 1:
+            # Moodle adds up the weights of what is chosen: partial credit.
             question.kind = "multiple"
+            question.scoring = "partial"
+            if note := unequal_weights([w for _, w, _, _ in answers if w is not None and w > 0]):
+                question.notes.append(note)
     question.options = [
         ForeignOption(
             _markdown(answer, text_format),

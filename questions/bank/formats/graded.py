@@ -133,3 +133,14 @@ def number_blank(
         wrong_answers=tuple(wrong),
         feedback=rationale,
     )
+
+
+def unequal_weights(weights: Sequence[float]) -> str | None:
+    """A note when the right options of a select-all-that-apply question weigh differently:
+    ours earn equal shares."""
+    if len({round(weight, 4) for weight in weights}) <= 1:
+        return None
+    listed = ", ".join(f"{weight:g}%" for weight in weights)
+    return (
+        f"its right options' unequal weights ({listed}) are not carried: each earns an equal share"
+    )

@@ -45,6 +45,7 @@ from questions.bank.formats.foreign import (
     to_markdown,
     to_plain_text,
 )
+from questions.bank.formats.graded import unequal_weights
 from questions.markup import render_markdown, render_markdown_inline
 from questions.media.images import MediaError, check_image, decode_base64, references
 from questions.models import MEDIA_URL_PREFIX
@@ -82,6 +83,7 @@ OTHER_TYPES: dict[str, Callable[[ForeignQuestion, Element, moodle_types.Texts, s
     "gapselect": moodle_types.gaps,
     "kprime": moodle_types.kprime,
     "mtf": moodle_types.kprime,
+    "ddmatch": moodle_types.matching,
     "numerical": moodle_types.typed,
     "shortanswer": moodle_types.typed,
     "multianswer": moodle_types.cloze,
@@ -98,7 +100,6 @@ SKIP_REASONS = {
     "randomsamatch": "not a question: Moodle draws short answers from a category",
     "ddimageortext": "it is answered on an image's regions, which no question type here has",
     "ddmarker": "it is answered on an image's regions, which no question type here has",
-    "ddmatch": "a drag-and-drop matching of the ddmatch plugin, not read yet",
 }
 
 
@@ -262,7 +263,7 @@ def _question(
     category: tuple[str, ...],
     bank: ParsedBank,
 ) -> Parsed:
-    if question_type not in ("multichoice", "truefalse", *OTHER_TYPES):
+    if question_type not in ("multichoice", "multichoiceset", "truefalse", *OTHER_TYPES):
         label = SKIPPED_TYPES.get(question_type, question_type or "(no type)")
         if question_type == "description":
             return Skipped(line, label, f"{place}: a description, not a question")
@@ -389,7 +390,12 @@ def _multiple_choice(
 ) -> Parsed:
     if not answers:
         return ParseError(question.line, f"{place}: a multichoice question without answers")
-    single = (element.findtext("single") or "true").strip().lower() in ("true", "1")
+    # multichoiceset (the all-or-nothing plugin) is always several answers, marked together.
+    all_or_nothing = element.get("type") == "multichoiceset"
+    single = not all_or_nothing and (element.findtext("single") or "true").strip().lower() in (
+        "true",
+        "1",
+    )
     fractions = [fraction for fraction, _ in answers]
     best = max(fractions)
     if best <= 0:
@@ -415,6 +421,11 @@ def _multiple_choice(
         corrects = [fraction > 0 for fraction in fractions]
         if sum(corrects) > 1:
             question.kind = "multiple"
+            # Moodle adds up the fractions of what is chosen: partial credit.
+            if not all_or_nothing:
+                question.scoring = "partial"
+                if note := unequal_weights([f for f in fractions if f > 0]):
+                    question.notes.append(f"{place}: {note}")
     question.options = [
         ForeignOption(
             _markdown(answer, images), correct, _markdown(answer.find("feedback"), images)

@@ -357,6 +357,13 @@ def _read_item(
         general_feedback=explanation,
         notes=notes,
     )
+    if question.kind == "multiple":
+        # A mapping adds up what is chosen: partial credit; match_correct is all or nothing.
+        scoring, note = qti_interactions.scoring(root, 1, pairs=True)
+        if scoring == "partial":
+            question.scoring = scoring
+            if note:
+                question.notes.append(f"{place}: {note}")
     _note_images(question, out, place)
     return question
 

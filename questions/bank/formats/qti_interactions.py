@@ -125,10 +125,10 @@ def read(
         if len(interactions) == 1:
             reader = _ONE[kinds[0]]
             reader(root, body, interactions[0], out, question)
-            question.scoring, note = _scoring(root, 1, kinds[0] in _PAIRED)
+            question.scoring, note = scoring(root, 1, pairs=kinds[0] in _PAIRED)
         else:
             _several(root, body, interactions, out, question, kinds)
-            question.scoring, note = _scoring(root, len(interactions), False)
+            question.scoring, note = scoring(root, len(interactions), pairs=False)
     except _Refusal as refusal:
         if refusal.skip_type:
             return Skipped(question.line, refusal.skip_type, f"{place}: {refusal}")
@@ -178,9 +178,11 @@ def _right_values(declaration: Element) -> list[str]:
     return _correct(declaration) or [key for key, value, _ in _mapping(declaration) if value > 0]
 
 
-def _scoring(root: Element, parts: int, pairs: bool) -> tuple[ForeignScoring, str]:
-    """`pairs`: one interaction whose mapping scores each pair (match, associate, gap match)
-    rather than alternative answers (a text entry's, an inline choice's)."""
+def scoring(root: Element, parts: int, *, pairs: bool) -> tuple[ForeignScoring, str]:
+    """Our scoring for the item's response processing, and a note when it says more than
+    that. `pairs`: one interaction whose mapping scores each of its parts (a pair of a match,
+    associate or gap match; an option chosen) rather than alternative answers (a text
+    entry's, an inline choice's)."""
     processing = next((c for c in root if name_of(c) == "responseProcessing"), None)
     uri = attribute(processing, "template") if processing is not None else ""
     # 2.1 names a template ".../rptemplates/match_correct", 3.0 ".../match_correct.xml".
