@@ -305,3 +305,26 @@ CHOICE = (
     '<qti-simple-choice identifier="A">This</qti-simple-choice>'
     '<qti-simple-choice identifier="B">That</qti-simple-choice></qti-choice-interaction>'
 )
+
+
+def test_hottext_is_a_choice_among_the_words_to_pick(capsys, exam, tmp_path):
+    text = item3(
+        "verbs",
+        declaration3("W2,W3"),
+        '<qti-hottext-interaction response-identifier="RESPONSE" max-choices="2">'
+        "<qti-prompt>Pick the two verbs.</qti-prompt>"
+        '<p>The <qti-hottext identifier="W1">router</qti-hottext> '
+        '<qti-hottext identifier="W2">forwards</qti-hottext> and '
+        '<qti-hottext identifier="W3">drops</qti-hottext> packets.</p>'
+        "</qti-hottext-interaction>",
+        "map_response",
+    )
+    question = imported(capsys, exam, tmp_path, text)
+    assert (question.kind, question.scoring) == ("multiple", "partial")
+    assert question.stem == (
+        "Pick the two verbs.<p>The <strong>router</strong> <strong>forwards</strong> and "
+        "<strong>drops</strong> packets.</p>"
+    )
+    assert [(o.text, o.is_correct) for o in question.options.all()] == [
+        ("router", False), ("forwards", True), ("drops", True)
+    ]  # fmt: skip

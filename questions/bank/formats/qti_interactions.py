@@ -5,6 +5,7 @@ item and a lone choice interaction, and calls `read` for the rest):
   it leaves out does not belong);
 - match and associate: prompts and a pool, the correct pairs naming each prompt's answer;
 - gapMatch: drop-downs, each gap offering the gap texts; inlineChoice: drop-downs;
+- hottext: a choice among the words to pick, the passage in the stem;
 - textEntry: a fill-in blank (texts, or a number with the tolerance its response processing
   gives);
 - several interactions: one question of several parts when every part fits one type,
@@ -72,11 +73,14 @@ _READ_ALONE = frozenset(
         "inlineChoiceInteraction",
         "textEntryInteraction",
         "choiceInteraction",
+        "hottextInteraction",
     }
 )
 
 
-_PAIRED = frozenset({"matchInteraction", "associateInteraction", "gapMatchInteraction"})
+_PAIRED = frozenset(
+    {"matchInteraction", "associateInteraction", "gapMatchInteraction", "hottextInteraction"}
+)
 
 
 class Content(Protocol):
@@ -382,6 +386,31 @@ def _text_entry(
     _several(root, body, [interaction], out, question, ["textEntryInteraction"])
 
 
+def _hottext(
+    root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
+) -> None:
+    """Words to pick in a passage: a choice among them, the passage in the stem with each
+    word that can be picked in bold."""
+    right = _right_values(_declaration(root, interaction))
+    spans = _children(interaction, "hottext")
+    ids = [span.get("identifier", "") for span in spans]
+    if not right or any(value not in ids for value in right):
+        raise _Refusal("the hottext has no correct response naming its words")
+    prompt = next((child for child in interaction if name_of(child) == "prompt"), None)
+    replace = {id(span): f"<strong>{out.inner(span)}</strong>" for span in spans}
+    if prompt is not None:
+        replace[id(prompt)] = ""
+    passage = out.inner(interaction, replace=replace)
+    shown = (out.inner(prompt) if prompt is not None else "") + passage
+    question.stem = to_markdown(out.inner(body, replace={id(interaction): shown}), "html")
+    question.options = [
+        ForeignOption(_text_of(span, out), identifier in right)
+        for span, identifier in zip(spans, ids, strict=True)
+    ]
+    maximum = attribute(interaction, "maxChoices", "1").strip()
+    question.kind = "single" if maximum == "1" else "multiple"
+
+
 def _choice_alone(
     root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
 ) -> None:
@@ -396,6 +425,7 @@ _ONE = {
     "inlineChoiceInteraction": _inline,
     "textEntryInteraction": _text_entry,
     "choiceInteraction": _choice_alone,
+    "hottextInteraction": _hottext,
 }
 
 
