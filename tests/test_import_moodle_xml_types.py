@@ -376,3 +376,35 @@ def test_all_or_nothing_multiple_choice_and_ddmatch(capsys, exam, tmp_path):
     chosen, dragged = Question.objects.filter(topic__exam=exam).order_by("position")
     assert (chosen.kind, chosen.scoring) == ("multiple", "all")
     assert (dragged.kind, dragged.parts.count()) == ("matching", 2)
+
+
+def test_moodle_matching_fixture(capsys, exam):
+    _, result = run(capsys, FIXTURES / "moodle-match-testquestion.moodle.xml", "--exam", exam.slug)
+    assert (result["imported"], result["skipped"], result["errors"]) == (1, [], [])
+    question = Question.objects.get(topic__exam=exam)
+    assert (question.kind, question.scoring, question.reuse_answers) == (
+        "matching",
+        "partial",
+        True,
+    )
+    assert (question.stem, question.explanation) == ("Classify the animals.", "General feedback.")
+    assert [o.text for o in question.options.all()] == ["amphibian", "mammal", "insect"]
+    assert [(p.prompt, p.answer.text) for p in question.parts.all()] == [
+        ("frog", "amphibian"), ("cat", "mammal"), ("newt", "amphibian")
+    ]  # fmt: skip
+    assert question.topic.title == "Test questions"
+
+
+def test_moodle_select_missing_words_fixture(capsys, exam):
+    path = FIXTURES / "moodle-gapselect-testquestion.moodle.xml"
+    _, result = run(capsys, path, "--exam", exam.slug)
+    assert (result["imported"], result["skipped"], result["errors"]) == (1, [], [])
+    question = Question.objects.get(topic__exam=exam)
+    assert (question.kind, question.scoring) == ("dropdown", "partial")
+    assert question.exhibit == "The [[1]] [[2]] on the [[3]]."
+    assert question.explanation == "The cat sat on the mat."
+    gaps = list(question.parts.all())
+    # One group: each gap offers all five words, its own the right one.
+    for gap, right in zip(gaps, ["cat", "sat", "mat"], strict=True):
+        assert [o.text for o in gap.options.all()] == ["cat", "sat", "mat", "dog", "table"]
+        assert [o.text for o in gap.options.all() if o.is_correct] == [right]
