@@ -241,6 +241,21 @@ def test_gift_matching_with_an_answer_for_two_prompts(capsys, exam, tmp_path):
     ]
 
 
+def test_gift_matching_to_true_and_false_is_a_yes_no_series(capsys, exam, tmp_path):
+    path = write(
+        tmp_path,
+        "judge.gift",
+        "::judge:: Judge each statement.{=OSPF is link-state. -> True "
+        "=RIP is link-state. -> False =IS-IS is link-state. -> True}\n",
+    )
+    run(capsys, path, "--exam", exam.slug)
+    question = Question.objects.get()
+    assert (question.kind, question.scoring) == ("yesno", "partial")
+    assert [(p.prompt, p.is_yes) for p in question.parts.all()] == [
+        ("OSPF is link-state.", True), ("RIP is link-state.", False), ("IS-IS is link-state.", True)
+    ]  # fmt: skip
+
+
 def test_gift_short_answer_wildcards_and_script(capsys, exam, tmp_path):
     path = write(
         tmp_path,

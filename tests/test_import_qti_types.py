@@ -328,3 +328,32 @@ def test_hottext_is_a_choice_among_the_words_to_pick(capsys, exam, tmp_path):
     assert [(o.text, o.is_correct) for o in question.options.all()] == [
         ("router", False), ("forwards", True), ("drops", True)
     ]  # fmt: skip
+
+
+def test_a_match_to_yes_and_no_is_a_yes_no_series(capsys, exam, tmp_path):
+    text = item3(
+        "judge",
+        declaration3("S1 Y,S2 N,S3 Y", base="directedPair"),
+        '<qti-match-interaction response-identifier="RESPONSE" max-associations="3">'
+        "<qti-prompt>For each statement, choose Yes or No.</qti-prompt>"
+        "<qti-simple-match-set>"
+        '<qti-simple-associable-choice identifier="S1" match-max="1">OSPF is link-state.'
+        "</qti-simple-associable-choice>"
+        '<qti-simple-associable-choice identifier="S2" match-max="1">RIP is link-state.'
+        "</qti-simple-associable-choice>"
+        '<qti-simple-associable-choice identifier="S3" match-max="1">IS-IS is link-state.'
+        "</qti-simple-associable-choice>"
+        "</qti-simple-match-set><qti-simple-match-set>"
+        '<qti-simple-associable-choice identifier="Y" match-max="3">Yes'
+        "</qti-simple-associable-choice>"
+        '<qti-simple-associable-choice identifier="N" match-max="3">No'
+        "</qti-simple-associable-choice>"
+        "</qti-simple-match-set></qti-match-interaction>",
+        "map_response",
+    )
+    question = imported(capsys, exam, tmp_path, text)
+    assert (question.kind, question.scoring) == ("yesno", "partial")
+    assert [(p.prompt, p.is_yes) for p in question.parts.all()] == [
+        ("OSPF is link-state.", True), ("RIP is link-state.", False), ("IS-IS is link-state.", True)
+    ]  # fmt: skip
+    assert not question.options.exists()

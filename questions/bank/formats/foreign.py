@@ -473,3 +473,22 @@ def one_line(text: str, limit: int = 200) -> str:
     answer a feedback is for: "" when it would not fit (the caller reports it)."""
     line = " ".join(text.split())
     return line if len(line) <= limit else ""
+
+
+_YES_NO_POOLS = ({"yes": True, "no": False}, {"true": True, "false": False})
+
+
+def as_yes_no(question: ForeignQuestion) -> ForeignQuestion:
+    """A matching of statements to "Yes" and "No" (or "True" and "False") is the yes/no
+    series it stands for, as a format without one writes it: read as one."""
+    answers = [to_plain_text(answer.text, "html").casefold() for answer in question.pool]
+    for pool in _YES_NO_POOLS:
+        if len(answers) == 2 and set(answers) == set(pool) and question.prompts:
+            question.kind = "yesno"
+            question.statements = [
+                ForeignStatement(prompt.text, pool[answers[prompt.answer]], prompt.feedback)
+                for prompt in question.prompts
+            ]
+            question.pool, question.prompts, question.reuse_answers = [], [], False
+            break
+    return question

@@ -26,6 +26,7 @@ from questions.bank.formats.foreign import (
     ParseError,
     Skipped,
     TextFormat,
+    as_yes_no,
     parse_number,
     to_markdown,
     to_plain_text,
@@ -255,7 +256,7 @@ def _matching(question: ForeignQuestion, block: str, text_format: TextFormat) ->
     question.pool = [ForeignOption(text, False) for text in pool]
     question.prompts = [ForeignPrompt(text, answer) for text, answer in prompts]
     question.reuse_answers = len({answer for _, answer in prompts}) < len(prompts)
-    return question
+    return as_yes_no(question)
 
 
 def _answers(block: str, markers: str) -> list[tuple[str, float | None, str, str]] | str:

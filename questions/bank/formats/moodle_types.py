@@ -30,6 +30,7 @@ from questions.bank.formats.foreign import (
     ForeignStep,
     ParseError,
     Skipped,
+    as_yes_no,
     to_markdown,
     to_plain_text,
 )
@@ -83,7 +84,7 @@ def matching(question: ForeignQuestion, element: Element, texts: Texts, place: s
     question.pool = [ForeignOption(text, False) for text in pool]
     question.prompts = [ForeignPrompt(text, answer) for text, answer in prompts]
     question.reuse_answers = len({answer for _, answer in prompts}) < len(prompts)
-    return question
+    return as_yes_no(question)
 
 
 _ALL_OR_NOTHING = ("-1", "ALL_OR_NOTHING")

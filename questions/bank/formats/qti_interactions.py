@@ -34,6 +34,7 @@ from questions.bank.formats.foreign import (
     ForeignStep,
     ParseError,
     Skipped,
+    as_yes_no,
     number_text,
     one_line,
     parse_number,
@@ -305,6 +306,7 @@ def _match(
     prompts, pool = (_children(s, "simpleAssociableChoice") for s in sets)
     _matching(question, prompts, pool, _pairs(_declaration(root, interaction)), out)
     question.stem = _stem(body, interaction, out)
+    as_yes_no(question)
 
 
 def _associate(
