@@ -408,3 +408,38 @@ def test_moodle_select_missing_words_fixture(capsys, exam):
     for gap, right in zip(gaps, ["cat", "sat", "mat"], strict=True):
         assert [o.text for o in gap.options.all()] == ["cat", "sat", "mat", "dog", "table"]
         assert [o.text for o in gap.options.all() if o.is_correct] == [right]
+
+
+def test_a_matching_to_places_is_an_ordering_and_one_to_yes_and_no_a_series(capsys, exam, tmp_path):
+    """How our own export writes what Moodle's types cannot hold, read back as it was."""
+
+    def matching(name: str, pairs: list[tuple[str, str]]) -> str:
+        body = "".join(
+            f'<subquestion format="html"><text>{left}</text><answer><text>{right}</text>'
+            "</answer></subquestion>"
+            for left, right in pairs
+        )
+        return question("matching", name, body)
+
+    text = quiz(
+        matching(
+            "Steps",
+            [("Cable", "Place 1"), ("Erase", "Not in the order"), ("Copy", "Place 2")],
+        ),
+        matching("Series", [("OSPF", "Yes"), ("RIP", "No"), ("IS-IS", "Yes")]),
+        matching("Gap", [("a", "Place 1"), ("b", "Place 3")]),
+    )
+    path = tmp_path / "back.xml"
+    path.write_text(text, encoding="utf-8")
+    run(capsys, path, "--exam", exam.slug)
+    steps, series, gap = Question.objects.filter(topic__exam=exam).order_by("position")
+    assert steps.kind == "ordering"
+    assert [(o.text, o.order) for o in steps.options.all()] == [
+        ("Cable", 1), ("Erase", None), ("Copy", 2)
+    ]  # fmt: skip
+    assert series.kind == "yesno"
+    assert [(p.prompt, p.is_yes) for p in series.parts.all()] == [
+        ("OSPF", True), ("RIP", False), ("IS-IS", True)
+    ]  # fmt: skip
+    # Places that skip one are no order: a matching, as written.
+    assert gap.kind == "matching"

@@ -84,7 +84,7 @@ def matching(question: ForeignQuestion, element: Element, texts: Texts, place: s
     question.pool = [ForeignOption(text, False) for text in pool]
     question.prompts = [ForeignPrompt(text, answer) for text, answer in prompts]
     question.reuse_answers = len({answer for _, answer in prompts}) < len(prompts)
-    return as_yes_no(question)
+    return as_ordering(as_yes_no(question))
 
 
 _ALL_OR_NOTHING = ("-1", "ALL_OR_NOTHING")
@@ -402,3 +402,30 @@ def cloze(question: ForeignQuestion, element: Element, texts: Texts, place: str)
         lambda match: f"{line} ({match.group(1)})" if len(parts) > 1 else line, stem
     )
     return with_blank(question, blanks)
+
+
+_PLACE_ANSWER = re.compile(r"^Place (\d{1,2})$")
+NOT_IN_ORDER = "Not in the order"
+
+
+def as_ordering(question: ForeignQuestion) -> ForeignQuestion:
+    """A matching of steps to "Place 1", "Place 2", ... and "Not in the order" is an ordering
+    whose steps do not all belong, as our Moodle XML export writes one (qtype_ordering holds
+    no step outside the order): read as that ordering."""
+    places: list[int | None] = []
+    for answer in question.pool:
+        text = to_plain_text(answer.text, "html")
+        match = _PLACE_ANSWER.match(text)
+        if match is None and text != NOT_IN_ORDER:
+            return question
+        places.append(int(match.group(1)) if match else None)
+    taken = sorted(p for p in (places[prompt.answer] for prompt in question.prompts) if p)
+    if not question.prompts or taken != list(range(1, len(taken) + 1)):
+        return question
+    question.kind = "ordering"
+    question.steps = [
+        ForeignStep(prompt.text, places[prompt.answer], prompt.feedback)
+        for prompt in question.prompts
+    ]
+    question.pool, question.prompts, question.reuse_answers = [], [], False
+    return question
