@@ -15,14 +15,13 @@ from django.utils import timezone
 
 from courseiva.lib.sql import insert_instances, insert_rows
 from questions.bank.checks import BankError, Document, Problem, check_documents
-from questions.bank.item_fields import planned_items, preview_lines
+from questions.bank.item_fields import kind_label, planned_items, preview_lines
 from questions.bank.option_rows import UPDATE_BATCH, PlannedItems, assign_changed, write_items
 from questions.media.images import document_images, store_all
 from questions.models import (
     Author,
     CaseStudy,
     Exam,
-    Kind,
     Question,
     RelatedQuestion,
     Scoring,
@@ -176,13 +175,7 @@ class PlannedQuestion:
     @property
     def kind_label(self) -> str:
         """How the preview names its type."""
-        if self.kind == "truefalse":
-            return "true/false"
-        if self.kind == Kind.MULTIPLE:
-            return "multiple (select all that apply)"
-        if self.kind == Kind.SINGLE:
-            return "single answer"
-        return Kind(self.kind).label.lower() if self.kind in Kind.values else self.kind
+        return kind_label(self.kind)
 
 
 def planned_questions(document: Document, outcomes: dict[str, str]) -> list[PlannedQuestion]:
