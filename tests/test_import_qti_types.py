@@ -357,3 +357,22 @@ def test_a_match_to_yes_and_no_is_a_yes_no_series(capsys, exam, tmp_path):
         ("OSPF is link-state.", True), ("RIP is link-state.", False), ("IS-IS is link-state.", True)
     ]  # fmt: skip
     assert not question.options.exists()
+
+
+def test_script_in_the_new_interactions_never_reaches_a_page(capsys, exam, tmp_path):
+    evil = '<script>alert(1)</script><img src="x" onerror="alert(2)"/>'
+    text = item3(
+        "evil",
+        declaration3("A,B"),
+        f'<qti-order-interaction response-identifier="RESPONSE"><qti-prompt>{evil}Order'
+        f'</qti-prompt><qti-simple-choice identifier="A">{evil}One</qti-simple-choice>'
+        f'<qti-simple-choice identifier="B">Two<qti-feedback-inline outcome-identifier="F" '
+        f'identifier="B">{evil}Why</qti-feedback-inline></qti-simple-choice>'
+        "</qti-order-interaction>",
+    )
+    question = imported(capsys, exam, tmp_path, text)
+    texts = [question.stem] + [o.text for o in question.options.all()]
+    texts += [o.rationale.why for o in question.options.select_related("rationale")]
+    # The script is gone; the image outside the package stands as its placeholder.
+    image = "&#91;image: x&#93;"
+    assert texts == [f"{image}Order", f"{image}One", "Two", "", f"{image}Why"]
