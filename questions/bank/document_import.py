@@ -21,7 +21,7 @@ from questions.bank.checks import (
     check_documents,
     section_fields,
 )
-from questions.bank.item_fields import planned_items, preview_lines
+from questions.bank.item_fields import kind_label, planned_items, preview_lines
 from questions.bank.option_rows import UPDATE_BATCH, PlannedItems, assign_changed, write_items
 from questions.media.images import document_images, store_all
 from questions.models import (
@@ -182,6 +182,11 @@ class PlannedQuestion:
     explanation: str
     topic: str  # the title of the topic it lands in
     outcome: str  # "created", "updated" or "unchanged"
+
+    @property
+    def kind_label(self) -> str:
+        """How the preview names its type."""
+        return kind_label(self.kind)
 
 
 def planned_questions(document: Document, outcomes: dict[str, str]) -> list[PlannedQuestion]:

@@ -66,6 +66,17 @@ RATIONALE_NAMES = {
 YES_NO = {"yes": True, "no": False}
 
 
+def kind_label(kind: str) -> str:
+    """How an import's preview names a question's type ("truefalse": a foreign file's)."""
+    if kind == "truefalse":
+        return "true/false"
+    if kind == Kind.MULTIPLE:
+        return "multiple (select all that apply)"
+    if kind == Kind.SINGLE:
+        return "single answer"
+    return Kind(kind).label.lower() if kind in Kind.values else kind
+
+
 def elements(container: Element, name: str) -> list[Element]:
     """The objects of an array of the document (what is not an object: the schema says)."""
     value = container.get(name)
