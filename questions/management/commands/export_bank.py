@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from questions.bank.checks import Document
-from questions.bank.formats import moodle_xml, qti_export
+from questions.bank.formats import moodle_xml_export, qti_export
 from questions.bank.formats.courseiva import dump_document, export_document
 from questions.grading import CHOICE_KINDS
 from questions.models import Exam
@@ -15,7 +15,7 @@ from questions.models import Exam
 # The formats a bank is written in: each turns the exported document into the file's text.
 WRITERS: dict[str, Callable[[Document], str]] = {
     "json": dump_document,
-    "moodle-xml": moodle_xml.write_bank,
+    "moodle-xml": moodle_xml_export.write_bank,
 }
 # Formats whose file is not text (a zip package): written to a file only.
 BINARY_WRITERS: dict[str, Callable[[Document], bytes]] = {"qti3": qti_export.write_package}
