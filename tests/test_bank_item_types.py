@@ -546,10 +546,8 @@ def test_export_writes_only_what_is_set():
     assert not {"scoring", "exhibit", "case_study", "reuse_answers"} & set(choice)
 
 
-@pytest.mark.parametrize("export_format", ["moodle-xml", "qti3"])
-def test_moodle_and_qti_exports_leave_out_the_types_they_do_not_write(
-    tmp_path, capsys, export_format
-):
+@pytest.mark.parametrize("export_format", ["qti3"])
+def test_qti_export_leaves_out_the_types_it_does_not_write(tmp_path, capsys, export_format):
     import_document(item_bank())
     path = tmp_path / "bank.out"
     call_command("export_bank", "--format", export_format, "-o", str(path))

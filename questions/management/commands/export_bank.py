@@ -20,7 +20,7 @@ WRITERS: dict[str, Callable[[Document], str]] = {
 # Formats whose file is not text (a zip package): written to a file only.
 BINARY_WRITERS: dict[str, Callable[[Document], bytes]] = {"qti3": qti_export.write_package}
 # The formats whose writers know choice questions only: the other types are left out.
-CHOICE_ONLY = {"moodle-xml", "qti3"}
+CHOICE_ONLY = {"qti3"}
 
 
 class Command(BaseCommand):

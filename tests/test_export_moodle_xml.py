@@ -1,0 +1,230 @@
+"""`export_bank --format moodle-xml`: every item type as the Moodle question type that holds
+it, with the answer key, scoring and rationales a teacher's Moodle needs."""
+
+from typing import Any
+from xml.etree.ElementTree import Element
+
+import pytest
+from defusedxml.ElementTree import fromstring
+from django.core.management import call_command
+
+from questions.models import Kind, Option, Part, Question, Scoring
+from tests import items
+
+pytestmark = pytest.mark.django_db
+
+
+def export(tmp_path: Any) -> Element:
+    path = tmp_path / "bank.xml"
+    call_command("export_bank", "--format", "moodle-xml", "-o", str(path))
+    return fromstring(path.read_bytes())
+
+
+def question_of(quiz: Element, question: Question) -> Element:
+    [element] = [q for q in quiz.iter("question") if q.findtext("name/text") == question.uid]
+    return element
+
+
+def text_of(element: Element, path: str) -> str:
+    return element.findtext(f"{path}/text") or ""
+
+
+def test_ordering_is_qtype_ordering_with_the_steps_in_their_order(tmp_path):
+    question = items.ordering(steps=3)
+    question.options.filter(order=1).update(position=9)  # entered out of order
+    partial = items.ordering(question.topic, steps=2, scoring=Scoring.PARTIAL)
+    quiz = export(tmp_path)
+    element = question_of(quiz, question)
+    assert element.get("type") == "ordering"
+    answers = element.findall("answer")
+    assert [(a.findtext("text"), a.get("fraction")) for a in answers] == [
+        ("Step 1", "1"),
+        ("Step 2", "2"),
+        ("Step 3", "3"),
+    ]
+    assert "Why Step 2 goes there." in text_of(answers[1], "feedback")
+    assert "Tempting because: Learners put Step 2 first." in text_of(answers[1], "feedback")
+    assert element.findtext("gradingtype") == "ALL_OR_NOTHING"
+    assert element.findtext("selecttype") == "ALL"
+    assert question_of(quiz, partial).findtext("gradingtype") == "ABSOLUTE_POSITION"
+
+
+def test_ordering_with_steps_that_do_not_belong_is_a_matching_to_places(tmp_path):
+    question = items.ordering(steps=2, extra=1)
+    element = question_of(export(tmp_path), question)
+    assert element.get("type") == "matching"
+    pairs = [
+        (text_of(sub, "."), sub.findtext("answer/text")) for sub in element.findall("subquestion")
+    ]
+    assert pairs == [
+        ("<p>Step 1</p>", "Place 1"),
+        ("<p>Step 2</p>", "Place 2"),
+        ("<p>Distractor 1</p>", "Not in the order"),
+    ]
+    assert "Distractor 1 → Not in the order." in text_of(element, "generalfeedback")
+    assert "Why Distractor 1 goes there." in text_of(element, "generalfeedback")
+
+
+def test_matching_keeps_distractors_reuse_and_the_rationales(tmp_path):
+    question = items.matching(prompts=3, distractors=2, reuse_answers=True)
+    first = question.options.get(position=0)
+    Part.objects.filter(question=question, position=2).update(answer=first)
+    element = question_of(export(tmp_path), question)
+    assert element.get("type") == "matching"
+    pairs = [
+        (text_of(sub, "."), sub.findtext("answer/text")) for sub in element.findall("subquestion")
+    ]
+    assert pairs == [
+        ("<p>Prompt 1</p>", "Answer 1"),
+        ("<p>Prompt 2</p>", "Answer 2"),
+        ("<p>Prompt 3</p>", "Answer 1"),  # one answer for two prompts
+        ("", "Answer 3"),  # no prompt takes it any more: a distractor
+        ("", "Decoy 1"),
+        ("", "Decoy 2"),
+    ]
+    general = text_of(element, "generalfeedback")
+    assert general.startswith("<p>Because the root cause is fixed there.</p>")
+    assert "<strong>Prompt 3 → Answer 1.</strong> Part 3 is so because of the scenario." in general
+    assert "Decoy 2 (fits no prompt)." in general
+
+
+def test_four_statements_are_kprime_with_their_answers_and_feedback(tmp_path):
+    every = items.yes_no(answers=(True, False, False, True))
+    partial = items.yes_no(every.topic, answers=(True, True, True, False), scoring="partial")
+    quiz = export(tmp_path)
+    element = question_of(quiz, every)
+    assert element.get("type") == "kprime"
+    assert text_of(element, "scoringmethod") == "kprimeonezero"
+    assert text_of(question_of(quiz, partial), "scoringmethod") == "subpoints"
+    rows = element.findall("row")
+    assert [text_of(row, "optiontext") for row in rows] == [f"Statement {n}" for n in range(1, 5)]
+    assert "Part 2 is so because" in text_of(rows[1], "feedbacktext")
+    assert [text_of(column, "responsetext") for column in element.findall("column")] == [
+        "Yes",
+        "No",
+    ]
+    weights = {
+        (int(w.get("rownumber", 0)), int(w.get("columnnumber", 0))): float(w.findtext("value") or 0)
+        for w in element.findall("weight")
+    }
+    right = {(row, 1 if yes else 2) for row, yes in enumerate((True, False, False, True), 1)}
+    assert {cell for cell, value in weights.items() if value == 1} == right
+    assert len(weights) == 8
+
+
+def test_other_yes_no_series_are_a_matching_offering_yes_and_no(tmp_path):
+    question = items.yes_no(answers=(True, True, True))
+    element = question_of(export(tmp_path), question)
+    assert element.get("type") == "matching"
+    pairs = [
+        (text_of(sub, "."), sub.findtext("answer/text")) for sub in element.findall("subquestion")
+    ]
+    # "No" fits no statement, yet must be offered, or every drop-down would say "Yes".
+    assert pairs == [(f"<p>Statement {n}</p>", "Yes") for n in (1, 2, 3)] + [("", "No")]
+    assert "Statement 2 → Yes." in text_of(element, "generalfeedback")
+
+
+def test_one_text_blank_is_a_short_answer_with_its_answers_and_case_rule(tmp_path):
+    question = items.fill_in()
+    question.parts.filter(position=1).delete()
+    question.parts.update(match_case=True, accepted="us-central1\nIowa\nany*")
+    element = question_of(export(tmp_path), question)
+    assert element.get("type") == "shortanswer"
+    assert element.findtext("usecase") == "1"
+    answers = [(a.findtext("text"), a.get("fraction")) for a in element.findall("answer")]
+    assert answers == [
+        ("us-central1", "100"),
+        ("Iowa", "100"),
+        ("any\\*", "100"),  # a star is a star, not Moodle's wildcard
+        ("us-east1", "0"),
+    ]
+    feedbacks = [text_of(a, "feedback") for a in element.findall("answer")]
+    assert "Part 1 is so because of the scenario." in feedbacks[0]
+    assert feedbacks[3] == "<p>That region is in South Carolina.</p>"
+
+
+def test_one_number_blank_is_numerical_with_tolerance_and_units(tmp_path):
+    question = items.fill_in()
+    question.parts.filter(position=0).delete()
+    element = question_of(export(tmp_path), question)
+    assert element.get("type") == "numerical"
+    right, wrong = element.findall("answer")
+    assert (right.findtext("text"), right.get("fraction"), right.findtext("tolerance")) == (
+        "40",
+        "100",
+        "2",
+    )
+    assert "Part 2 is so because" in text_of(right, "feedback")
+    assert (wrong.findtext("text"), wrong.get("fraction")) == ("400", "0")
+    assert text_of(wrong, "feedback") == "<p>That is ten times too slow.</p>"
+    assert [u.findtext("unit_name") for u in element.iter("unit")] == ["ms", "milliseconds"]
+    assert {u.findtext("multiplier") for u in element.iter("unit")} == {"1"}
+    assert element.findtext("showunits") == "0"  # typed after the number, optional
+
+
+def test_several_blanks_are_embedded_answers(tmp_path):
+    question = items.fill_in()
+    element = question_of(export(tmp_path), question)
+    assert element.get("type") == "cloze"
+    text = text_of(element, "questiontext")
+    assert "<p>Region: {1:SHORTANSWER:=us-central1#Part 1 is so" in text
+    assert "~=Iowa#" in text
+    assert "~%0%us-east1#That region is in South Carolina.}" in text
+    assert "<p>Latency: {1:NUMERICAL:=40:2#Part 2 is so" in text
+    assert "~%0%400:0#That is ten times too slow.}" in text
+
+
+def test_drop_downs_are_gapselect_each_gap_its_group(tmp_path):
+    question = items.dropdown(gaps=2)
+    element = question_of(export(tmp_path), question)
+    assert element.get("type") == "gapselect"
+    assert "setting_1: [[1]]\nsetting_2: [[2]]" in text_of(element, "questiontext")
+    options = [(o.findtext("text"), o.findtext("group")) for o in element.findall("selectoption")]
+    # [[n]] is the n-th choice, the one right there; the others of its group are offered.
+    assert options == [("Right 1", "1"), ("Right 2", "2"), ("Wrong 1", "1"), ("Wrong 2", "2")]
+    general = text_of(element, "generalfeedback")
+    assert "Gap 2, Setting 2: Right 2.</strong> Part 2 is so because" in general
+    assert "Wrong 1.</strong> Why Wrong 1 goes there." in general
+
+
+def test_a_case_study_is_a_description_first_in_a_category_of_its_own(tmp_path):
+    case = items.case_study(questions=2)
+    other = items.ordering(case.questions.first().topic)
+    quiz = export(tmp_path)
+    elements = list(quiz)
+    categories = [
+        (index, text_of(e, "category"))
+        for index, e in enumerate(elements)
+        if e.get("type") == "category"
+    ]
+    topic = case.questions.first().topic
+    assert [path for _, path in categories] == [
+        f"$course$/top/{topic.exam.code}/{topic.title}",
+        f"$course$/top/{topic.exam.code}/{topic.title}/Case study: {case.title}",
+    ]
+    after = elements[categories[1][0] + 1 :]
+    assert after[0].get("type") == "description"
+    assert text_of(after[0], "name") == f"Case study: {case.title}"
+    assert "Contoso runs a head office" in text_of(after[0], "questiontext")
+    assert "<table>" in text_of(after[0], "questiontext")
+    assert after[0].findtext("defaultgrade") == "0"
+    assert {text_of(e, "name") for e in after[1:]} == set(
+        case.questions.values_list("uid", flat=True)
+    )
+    assert question_of(quiz, other) in elements[: categories[1][0]]
+
+
+def test_markup_in_every_type_is_sanitised(tmp_path):
+    script = "<script>alert(1)</script>"
+    questions = items.every_type()
+    Question.objects.update(stem=f"Stem {script}", exhibit="")
+    items.dropdown(questions[0].topic, stem=script)
+    Part.objects.update(prompt=f"Part {script}", why=f"Why {script}")
+    Question.objects.filter(kind=Kind.DROPDOWN).update(exhibit="[[1]] [[2]]")
+    Option.objects.update(text=f"Option <img src=x onerror=alert(1)> {script}")
+    path = tmp_path / "bank.xml"
+    call_command("export_bank", "--format", "moodle-xml", "-o", str(path))
+    quiz = fromstring(path.read_bytes())
+    texts = [element.text or "" for element in quiz.iter()]
+    assert not any("<script" in text or "onerror" in text for text in texts)
+    assert any("Stem" in text for text in texts)
