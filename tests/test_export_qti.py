@@ -1,0 +1,265 @@
+"""`export_bank --format qti3`: every item type as a QTI 3.0 interaction, with the answer key,
+the scoring and the rationales a QTI player needs, and case studies as shared stimuli."""
+
+import posixpath
+import zipfile
+from typing import Any
+from xml.etree.ElementTree import Element
+
+import pytest
+from django.core.management import call_command
+
+from questions.bank.formats import qti
+from questions.models import CaseStudy, Kind, Option, Part, Question, Scoring
+from tests import items
+from tests.factories import QuestionFactory
+
+pytestmark = pytest.mark.django_db
+
+QTI3 = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
+CP = "http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1"
+
+
+def q(path: str) -> str:
+    """An ElementPath in the QTI namespace: "a/b" -> "{ns}a/{ns}b"."""
+    return "/".join(
+        step if step in (".", "..") or step.startswith("*") else f"{{{QTI3}}}{step}"
+        for step in path.split("/")
+    )
+
+
+class Package:
+    def __init__(self, tmp_path: Any) -> None:
+        path = tmp_path / "bank.zip"
+        call_command("export_bank", "--format", "qti3", "-o", str(path))
+        with zipfile.ZipFile(path) as archive:
+            self.files = {name: archive.read(name) for name in archive.namelist()}
+
+    def xml(self, name: str) -> Element:
+        return qti.parse_xml(self.files[name], name)
+
+    def item(self, question: Question) -> Element:
+        return self.xml(f"items/{question.uid}.xml")
+
+
+def values(element: Element, path: str) -> list[str]:
+    return [value.text or "" for value in element.findall(q(path))]
+
+
+def correct(item: Element, identifier: str = "RESPONSE") -> list[str]:
+    [declaration] = [
+        d for d in item.findall(q("qti-response-declaration")) if d.get("identifier") == identifier
+    ]
+    return values(declaration, "qti-correct-response/qti-value")
+
+
+def feedback_text(item: Element, identifier: str) -> str:
+    [block] = [
+        b for b in item.iter(f"{{{QTI3}}}qti-feedback-block") if b.get("identifier") == identifier
+    ]
+    return " ".join("".join(block.itertext()).split())
+
+
+def processing(item: Element) -> Element:
+    found = item.find(q("qti-response-processing"))
+    assert found is not None
+    return found
+
+
+def tags(element: Element) -> list[str]:
+    return [child.tag.rpartition("}")[2] for child in element.iter()]
+
+
+def test_ordering_is_an_order_interaction_with_its_order(tmp_path):
+    question = items.ordering(steps=3)
+    question.options.filter(order=1).update(position=9)
+    item = Package(tmp_path).item(question)
+    [interaction] = item.iter(f"{{{QTI3}}}qti-order-interaction")
+    assert interaction.get("min-choices") is None
+    choices = {
+        c.get("identifier"): (c.text or "").strip()
+        for c in interaction.findall(q("qti-simple-choice"))
+    }
+    assert [choices[sid] for sid in correct(item)] == ["Step 1", "Step 2", "Step 3"]
+    [declaration] = item.findall(q("qti-response-declaration"))
+    assert declaration.get("cardinality") == "ordered"
+    inline = item.findall(
+        q("qti-item-body/qti-order-interaction/qti-simple-choice/qti-feedback-inline")
+    )
+    assert "Why Step 2 goes there." in [f.text for f in inline]
+    # All or nothing: the response is the correct one.
+    rule = processing(item).find(q("qti-response-condition/qti-response-if/qti-match"))
+    assert rule is not None
+    assert tags(rule)[1:] == ["qti-variable", "qti-correct"]
+
+
+def test_choose_k_of_n_orders_k_steps_with_partial_credit_per_place(tmp_path):
+    question = items.ordering(steps=3, extra=2, scoring=Scoring.PARTIAL)
+    item = Package(tmp_path).item(question)
+    [interaction] = item.iter(f"{{{QTI3}}}qti-order-interaction")
+    assert (interaction.get("min-choices"), interaction.get("max-choices")) == ("3", "3")
+    assert len(interaction.findall(q("qti-simple-choice"))) == 5
+    assert correct(item) == ["S1", "S2", "S3"]
+    rules = processing(item).findall(q("qti-response-condition/qti-response-if"))
+    places = [
+        (rule.find(q("qti-match/qti-index")).get("n"), rule.findtext(q("qti-match/qti-base-value")))
+        for rule in rules
+    ]
+    assert places == [("1", "S1"), ("2", "S2"), ("3", "S3")]
+    divide = processing(item).find(q("qti-set-outcome-value/qti-divide"))
+    assert divide is not None
+    assert divide.findtext(q("qti-base-value")) == "3"
+
+
+def test_matching_is_a_match_interaction_with_distractors_and_reuse(tmp_path):
+    question = items.matching(prompts=3, distractors=1)
+    reused = items.matching(question.topic, prompts=2, distractors=1, reuse_answers=True)
+    first = reused.options.get(position=0)
+    Part.objects.filter(question=reused, position=1).update(answer=first)
+    package = Package(tmp_path)
+    item = package.item(question)
+    prompts, pool = item.findall(q("qti-item-body/qti-match-interaction/qti-simple-match-set"))
+    assert [(c.get("identifier"), c.text) for c in prompts] == [
+        ("P1", "Prompt 1"),
+        ("P2", "Prompt 2"),
+        ("P3", "Prompt 3"),
+    ]
+    assert [(c.text, c.get("match-max")) for c in pool] == [
+        ("Answer 1", "1"),
+        ("Answer 2", "1"),
+        ("Answer 3", "1"),
+        ("Decoy 1", "1"),  # a distractor: no prompt takes it
+    ]
+    assert correct(item) == ["P1 A1", "P2 A2", "P3 A3"]
+    assert item.find(q("qti-response-declaration")).get("base-type") == "directedPair"
+    assert feedback_text(item, "P2") == "Part 2 is so because of the scenario."
+    assert feedback_text(item, "A4") == "Why Decoy 1 goes there."
+
+    item = package.item(reused)
+    _, pool = item.findall(q("qti-item-body/qti-match-interaction/qti-simple-match-set"))
+    assert {c.get("match-max") for c in pool} == {"2"}  # each answer may serve both prompts
+    assert correct(item) == ["P1 A1", "P2 A1"]
+
+
+def test_yes_no_series_is_a_tabular_match_of_statements_to_yes_and_no(tmp_path):
+    question = items.yes_no(answers=(True, False, True), scoring=Scoring.PARTIAL)
+    item = Package(tmp_path).item(question)
+    [interaction] = item.iter(f"{{{QTI3}}}qti-match-interaction")
+    assert interaction.get("class") == "qti-match-tabular"
+    statements, answers = interaction.findall(q("qti-simple-match-set"))
+    assert [c.get("identifier") for c in answers] == ["YES", "NO"]
+    assert [c.text for c in statements] == ["Statement 1", "Statement 2", "Statement 3"]
+    assert correct(item) == ["S1 YES", "S2 NO", "S3 YES"]
+    members = processing(item).findall(q("qti-response-condition/qti-response-if/qti-member"))
+    assert [m.findtext(q("qti-base-value")) for m in members] == ["S1 YES", "S2 NO", "S3 YES"]
+    assert feedback_text(item, "S3") == "Part 3 is so because of the scenario."
+
+
+def test_fill_in_blanks_are_text_entries_with_accepted_texts_and_a_tolerance(tmp_path):
+    question = items.fill_in()
+    question.parts.filter(position=0).update(match_case=True)
+    item = Package(tmp_path).item(question)
+    declarations = {d.get("identifier"): d for d in item.findall(q("qti-response-declaration"))}
+    text, number = declarations["BLANK_1"], declarations["BLANK_2"]
+    assert text.get("base-type") == "string"
+    entries = [
+        (e.get("map-key"), e.get("mapped-value"), e.get("case-sensitive"))
+        for e in text.findall(q("qti-mapping/qti-map-entry"))
+    ]
+    assert entries == [("us-central1", "1", "true"), ("Iowa", "1", "true")]
+    assert number.get("base-type") == "float"
+    assert correct(item, "BLANK_2") == ["40"]
+    [equal] = [e for e in processing(item).iter(f"{{{QTI3}}}qti-equal") if e.get("tolerance")]
+    assert (equal.get("tolerance-mode"), equal.get("tolerance")) == ("absolute", "2 2")
+    paragraphs = item.findall(q("qti-item-body/p"))
+    labelled = ["".join(p.itertext()).strip() for p in paragraphs if len(p)]
+    assert labelled == ["Region:", "Latency:  ms"]
+    # A common wrong answer's feedback shows when that answer is given.
+    assert feedback_text(item, "BLANK_1_WRONG_1") == "That region is in South Carolina."
+    [given] = processing(item).iter(f"{{{QTI3}}}qti-string-match")
+    assert (given.get("case-sensitive"), given.findtext(q("qti-base-value"))) == (
+        "true",
+        "us-east1",
+    )
+    assert feedback_text(item, "BLANK_2") == "Part 2 is so because of the scenario."
+
+
+def test_drop_downs_are_inline_choices_in_the_exhibit(tmp_path):
+    question = items.dropdown(gaps=2)
+    item = Package(tmp_path).item(question)
+    body = item.find(q("qti-item-body"))
+    assert "[[" not in "".join(body.itertext())
+    [code] = body.iter(f"{{{QTI3}}}code")
+    interactions = code.findall(q("qti-inline-choice-interaction"))
+    assert [i.get("response-identifier") for i in interactions] == ["GAP_1", "GAP_2"]
+    assert code.text == "setting_1: "
+    offered = [[c.text for c in i.findall(q("qti-inline-choice"))] for i in interactions]
+    assert offered == [["Wrong 1", "Right 1"], ["Wrong 2", "Right 2"]]
+    assert correct(item, "GAP_1") == ["G1_2"]
+    assert correct(item, "GAP_2") == ["G2_2"]
+    assert feedback_text(item, "G1") == "Part 1 is so because of the scenario."
+    assert feedback_text(item, "G2_1") == "Why Wrong 2 goes there."
+    # All or nothing: every gap right.
+    [both] = processing(item).iter(f"{{{QTI3}}}qti-and")
+    assert len(both) == 2
+
+
+def test_a_case_study_is_a_shared_stimulus_its_items_refer_to(tmp_path):
+    case = items.case_study(questions=2)
+    package = Package(tmp_path)
+    refs = []
+    for question in case.questions.all():
+        [ref] = package.item(question).findall(q("qti-assessment-stimulus-ref"))
+        refs.append((ref.get("identifier"), ref.get("href"), ref.get("title")))
+    [(identifier, href, title)] = set(refs)
+    assert title == case.title
+    path = posixpath.normpath(posixpath.join("items", href))
+    stimulus = package.xml(path)
+    assert stimulus.tag == f"{{{QTI3}}}qti-assessment-stimulus"
+    assert stimulus.get("identifier") == identifier
+    assert "Contoso runs a head office" in "".join(stimulus.itertext())
+    assert stimulus.find(q("qti-stimulus-body/table")) is not None
+    manifest = package.xml("imsmanifest.xml")
+    resources = {r.get("identifier"): r for r in manifest.iter(f"{{{CP}}}resource")}
+    assert resources[identifier].get("type") == "imsqti_stimulus_xmlv3p0"
+    assert resources[identifier].get("href") == path
+    for question in case.questions.all():
+        dependencies = resources[question.uid].findall(f"{{{CP}}}dependency")
+        assert [d.get("identifierref") for d in dependencies] == [identifier]
+
+
+def test_partial_credit_of_select_all_is_a_mapping(tmp_path):
+    question = items.matching()  # any other question: the one below is the one looked at
+    choice = QuestionFactory(kind=Kind.MULTIPLE, topic=question.topic, scoring=Scoring.PARTIAL)
+    Option.objects.filter(question=choice).update(is_correct=False)
+    first, second, *_ = choice.options.all()
+    Option.objects.filter(pk__in=[first.pk, second.pk]).update(is_correct=True)
+    item = Package(tmp_path).item(choice)
+    entries = [
+        (e.get("map-key"), e.get("mapped-value")) for e in item.iter(f"{{{QTI3}}}qti-map-entry")
+    ]
+    wrongs = choice.options.count() - 2
+    assert entries == [("A", "0.5"), ("B", "0.5")] + [
+        (chr(ord("C") + n), "-0.5") for n in range(wrongs)
+    ]
+    otherwise = processing(item).find(q("qti-response-condition/qti-response-else"))
+    assert otherwise.find(q("qti-set-outcome-value/qti-map-response")) is not None
+
+
+def test_markup_in_every_type_is_sanitised(tmp_path):
+    script = "<script>alert(1)</script>"
+    topic_questions = items.every_type()
+    items.case_study(topic_questions[0].topic, questions=1)
+    Question.objects.update(stem=f"Stem {script}")
+    Question.objects.filter(kind=Kind.DROPDOWN).update(exhibit=f"[[1]] [[2]] {script}")
+    Part.objects.update(prompt=f"Part {script}", why=f"Why {script}")
+    Option.objects.update(text=f"Option <img src=x onerror=alert(1)> {script}")
+    CaseStudy.objects.update(scenario=f"Scenario {script}", title="<b>Title</b>")
+    package = Package(tmp_path)
+    for name in package.files:
+        element = package.xml(name)
+        assert "script" not in tags(element), name
+        assert not any("<script" in (e.text or "") or e.get("onerror") for e in element.iter()), (
+            name
+        )
+    assert any(b"Stem" in raw for raw in package.files.values())
