@@ -1,6 +1,7 @@
 """`export_bank --format moodle-xml`: every item type as the Moodle question type that holds
 it, with the answer key, scoring and rationales a teacher's Moodle needs."""
 
+import base64
 from typing import Any
 from xml.etree.ElementTree import Element
 
@@ -8,8 +9,10 @@ import pytest
 from defusedxml.ElementTree import fromstring
 from django.core.management import call_command
 
-from questions.models import Kind, Option, Part, Question, Scoring
+from questions.media import images as media
+from questions.models import CaseStudy, Kind, Option, Part, Question, Scoring
 from tests import items
+from tests.test_media import png
 
 pytestmark = pytest.mark.django_db
 
@@ -228,3 +231,23 @@ def test_markup_in_every_type_is_sanitised(tmp_path):
     texts = [element.text or "" for element in quiz.iter()]
     assert not any("<script" in text or "onerror" in text for text in texts)
     assert any("Stem" in text for text in texts)
+
+
+def test_images_of_parts_and_scenarios_are_embedded(tmp_path):
+    in_prompt = media.store(media.check_image(png(seed=31)), "prompt.png")
+    in_scenario = media.store(media.check_image(png(seed=32)), "scenario.png")
+    question = items.matching()
+    Part.objects.filter(question=question, position=0).update(
+        prompt=f"Prompt ![Router]({in_prompt.url})"
+    )
+    case = items.case_study(question.topic)
+    CaseStudy.objects.filter(pk=case.pk).update(scenario=f"Look: ![Map]({in_scenario.url})")
+    Question.objects.filter(pk=question.pk).update(case_study=case)
+    quiz = export(tmp_path)
+    first = question_of(quiz, question).find("subquestion")
+    assert f'src="@@PLUGINFILE@@/{in_prompt.file_name}"' in text_of(first, ".")
+    assert first.find("file").get("name") == in_prompt.file_name
+    [description] = [q for q in quiz.iter("question") if q.get("type") == "description"]
+    scenario = description.find("questiontext")
+    assert f'src="@@PLUGINFILE@@/{in_scenario.file_name}"' in text_of(scenario, ".")
+    assert base64.b64decode(scenario.findtext("file")) == png(seed=32)

@@ -10,9 +10,11 @@ import pytest
 from django.core.management import call_command
 
 from questions.bank.formats import qti
+from questions.media import images as media
 from questions.models import CaseStudy, Kind, Option, Part, Question, Scoring
 from tests import items
 from tests.factories import QuestionFactory
+from tests.test_media import png
 
 pytestmark = pytest.mark.django_db
 
@@ -263,3 +265,30 @@ def test_markup_in_every_type_is_sanitised(tmp_path):
             name
         )
     assert any(b"Stem" in raw for raw in package.files.values())
+
+
+def test_images_of_parts_and_scenarios_are_files_of_the_package(tmp_path):
+    in_prompt = media.store(media.check_image(png(seed=21)), "prompt.png")
+    in_scenario = media.store(media.check_image(png(seed=22)), "scenario.png")
+    question = items.matching()
+    Part.objects.filter(question=question, position=0).update(
+        prompt=f"Prompt ![Router]({in_prompt.url})"
+    )
+    case = items.case_study(question.topic)
+    CaseStudy.objects.filter(pk=case.pk).update(scenario=f"Look: ![Map]({in_scenario.url})")
+    Question.objects.filter(pk=question.pk).update(case_study=case)
+    package = Package(tmp_path)
+    assert package.files[f"media/{in_prompt.file_name}"] == png(seed=21)
+    assert package.files[f"media/{in_scenario.file_name}"] == png(seed=22)
+    item = package.item(question)
+    [image] = item.iter(f"{{{QTI3}}}img")
+    assert image.get("src") == f"../media/{in_prompt.file_name}"
+    stimulus_path = next(name for name in package.files if name.startswith("stimuli/"))
+    [image] = package.xml(stimulus_path).iter(f"{{{QTI3}}}img")
+    assert image.get("src") == f"../media/{in_scenario.file_name}"
+    resources = {
+        r.get("href"): [f.get("href") for f in r.findall(f"{{{CP}}}file")]
+        for r in package.xml("imsmanifest.xml").iter(f"{{{CP}}}resource")
+    }
+    assert f"media/{in_prompt.file_name}" in resources[f"items/{question.uid}.xml"]
+    assert f"media/{in_scenario.file_name}" in resources[stimulus_path]
