@@ -190,31 +190,28 @@ def test_drop_downs_are_gapselect_each_gap_its_group(tmp_path):
     assert "Wrong 1.</strong> Why Wrong 1 goes there." in general
 
 
-def test_a_case_study_is_a_description_first_in_a_category_of_its_own(tmp_path):
+def test_a_case_study_is_a_description_before_its_questions_last_in_their_topic(tmp_path):
     case = items.case_study(questions=2)
-    other = items.ordering(case.questions.first().topic)
+    topic = case.questions.first().topic
+    other = items.ordering(topic)
+    second = items.case_study(topic, title="Fabrikam's data centre", questions=1)
     quiz = export(tmp_path)
     elements = list(quiz)
-    categories = [
-        (index, text_of(e, "category"))
-        for index, e in enumerate(elements)
-        if e.get("type") == "category"
+    kinds = [(e.get("type"), text_of(e, "name") or text_of(e, "category")) for e in elements]
+    first_uids = list(case.questions.values_list("uid", flat=True).order_by("uid"))
+    assert kinds == [
+        ("category", f"$course$/top/{topic.exam.code}/{topic.title}"),
+        ("ordering", other.uid),
+        ("description", case.title),
+        *[("multichoice", uid) for uid in first_uids],
+        ("description", second.title),
+        ("multichoice", second.questions.get().uid),
     ]
-    topic = case.questions.first().topic
-    assert [path for _, path in categories] == [
-        f"$course$/top/{topic.exam.code}/{topic.title}",
-        f"$course$/top/{topic.exam.code}/{topic.title}/Case study: {case.title}",
-    ]
-    after = elements[categories[1][0] + 1 :]
-    assert after[0].get("type") == "description"
-    assert text_of(after[0], "name") == f"Case study: {case.title}"
-    assert "Contoso runs a head office" in text_of(after[0], "questiontext")
-    assert "<table>" in text_of(after[0], "questiontext")
-    assert after[0].findtext("defaultgrade") == "0"
-    assert {text_of(e, "name") for e in after[1:]} == set(
-        case.questions.values_list("uid", flat=True)
-    )
-    assert question_of(quiz, other) in elements[: categories[1][0]]
+    description = elements[2]
+    assert "Contoso runs a head office" in text_of(description, "questiontext")
+    assert "<table>" in text_of(description, "questiontext")
+    assert description.findtext("defaultgrade") == "0"
+    assert description.findtext("idnumber") == f"case-{case.slug}"
 
 
 def test_markup_in_every_type_is_sanitised(tmp_path):

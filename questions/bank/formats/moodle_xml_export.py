@@ -11,8 +11,10 @@ as the Moodle question type that holds it (docs/question-bank.md, "Exporting Moo
 - a fill-in: `shortanswer` or `numerical` when it has one blank, `multianswer` (cloze)
   when it has several;
 - drop-downs in an exhibit: `gapselect`, a group of choices per gap;
-- a case study: a `description` carrying the scenario, first in a category "Case study:
-  <title>" under its questions' topic, its questions after it.
+- a case study: a `description` named by its title, carrying the scenario, its questions
+  right after it, at the end of their topic's category (a Moodle quiz shows a description
+  before the questions that follow it; a reader takes it as their scenario up to the next
+  description or category).
 
 Rationales go where the Moodle type shows feedback per answer, part or row; where it has
 none (a matching's subquestions, gapselect's choices) they follow the explanation in the
@@ -32,7 +34,6 @@ from questions.models import MEDIA_URL_PREFIX
 
 TRAP_HEADING = "Common exam trap"
 REFERENCES_HEADING = "References"
-CASE_STUDY_PREFIX = "Case study: "
 NOT_IN_ORDER = "Not in the order"
 YES, NO = "Yes", "No"
 # qtype_kprime's rows: exactly four statements.
@@ -43,8 +44,8 @@ _TAG = re.compile(r"<[^>]*>")
 def write_bank(document: Document) -> str:
     """A courseiva-bank document (`questions.bank.formats.courseiva.export_document`) as Moodle
     XML: per exam and topic a category `$course$/top/<exam code>/<topic title>` with the
-    topic's questions, then per case study met in it a category below it with the scenario
-    and its questions. What Moodle XML has no place for goes into the general feedback (the
+    topic's questions, those of a case study last, after the description that carries its
+    scenario. What Moodle XML has no place for goes into the general feedback (the
     common exam trap, references) or is left out (docs/question-bank.md). The images the
     text shows (the document's "media") are embedded as base64 `<file>`s of the text that
     shows them, referred to as `@@PLUGINFILE@@/<name>`."""
@@ -64,7 +65,6 @@ def write_bank(document: Document) -> str:
                 theirs = [q for q in questions if q.get("case_study") == case["slug"]]
                 if not theirs:
                     continue
-                _category(quiz, exam["code"], topic["title"], CASE_STUDY_PREFIX + case["title"])
                 _description(quiz, case)
                 for question in theirs:
                     _write_question(quiz, question)
@@ -83,9 +83,9 @@ def _category(quiz: Element, *names: str) -> None:
 
 def _description(quiz: Element, case: dict[str, Any]) -> None:
     """A case study's scenario as Moodle holds text shown before questions: a description,
-    worth no marks, named after the case study."""
+    worth no marks, named by the case study's title."""
     element = SubElement(quiz, "question", type="description")
-    _text_element(element, "name", CASE_STUDY_PREFIX + case["title"], text_format=None)
+    _text_element(element, "name", case["title"], text_format=None)
     _text_element(element, "questiontext", str(render_markdown(case["scenario"])))
     _text_element(element, "generalfeedback", "")
     SubElement(element, "defaultgrade").text = "0"
