@@ -3,6 +3,7 @@ parser's test suite (tests/data/foreign/README.md), and files made here to be aw
 
 import html
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -45,18 +46,37 @@ def options_of(question: Question) -> list[tuple[str, bool, str]]:
 def test_moodle_gift_fixture_imports_what_it_can_and_skips_the_rest(capsys, exam):
     lines, result = run(capsys, FIXTURES / "moodle-questions.gift.txt", "--exam", exam.slug)
     assert result["format"] == "gift"
-    assert (result["imported"], result["updated"], result["errors"]) == (4, 0, [])
+    assert (result["imported"], result["updated"], result["errors"]) == (8, 0, [])
     where = "moodle-questions.gift.txt"
+    # Only the essay: no machine grades it.
     assert [(item["where"].rsplit("/", 1)[-1], item["type"]) for item in result["skipped"]] == [
         (f"{where}:2", "essay"),
-        (f"{where}:5", "matching"),
-        (f"{where}:31", "numerical"),
-        (f"{where}:34", "short answer"),
-        (f"{where}:41", "missing word"),
     ]
-    questions = list(Question.objects.filter(topic__exam=exam).order_by("position"))
-    assert all(question.status == Status.REVIEW for question in questions)
-    q2, colours, tsl, tsl_again = questions
+    everything = Question.objects.filter(topic__exam=exam).order_by("position")
+    assert [question.kind for question in everything] == [
+        "matching", "single", "multiple", "fillin", "fillin", "single", "single", "single"
+    ]  # fmt: skip
+    activities, _, _, number, animal, absolute, *_ = everything
+    assert (activities.scoring, activities.reuse_answers) == ("partial", False)
+    assert [(seen(p.prompt), p.answer.text) for p in activities.parts.all()] == [
+        ("An activity supporting asynchronous discussions.", "Forum"),
+        ("A teacher asks a question and specifies a choice of multiple responses.", "Choice"),
+        ("A bank of record entries which participants can add to.", "Database"),
+        ("A collection of web pages that anyone can add to or edit.", "Wiki"),
+    ]
+    assert [option.text for option in activities.options.all()][-1] == "Chat"  # a distractor
+    # A stray '";' after the block makes Moodle read a missing word: a line to fill in.
+    (blank,) = number.parts.all()
+    assert seen(number.stem) == 'What is a number from 1 to 5? _____ ";'
+    assert (blank.number, blank.tolerance) == (3, 2)
+    (blank,) = animal.parts.all()
+    assert (blank.accepted_texts, blank.match_case, blank.why) == (["Frog"], False, "Good!")
+    assert any("partial credit (50%) for 'Cat' is not carried" in line for line in lines)
+    assert any("the feedback for answers like '*' is not carried" in line for line in lines)
+    assert seen(absolute.stem) == '42 is the Absolute Answer to everything. _____ ";'
+    questions = list(everything.filter(kind__in=["single", "multiple"]))
+    assert all(question.status == Status.REVIEW for question in everything)
+    q2, colours, _, tsl, tsl_again = questions
     assert q2.uid.startswith("q2-")
     assert colours.uid.startswith("colours-")
     assert q2.kind == "single"
@@ -77,7 +97,7 @@ def test_moodle_gift_fixture_imports_what_it_can_and_skips_the_rest(capsys, exam
     # Questions without a category land in a new "Imported" topic of weight 0.
     imported = Topic.objects.get(exam=exam, slug="imported")
     assert (imported.title, imported.weight) == ("Imported", 0)
-    assert {question.topic_id for question in questions} == {imported.pk}
+    assert {question.topic_id for question in everything} == {imported.pk}
     assert any("Topic 'Imported' created with weight 0" in line for line in lines)
     assert any("option(s) had no feedback" in line for line in lines)
 
@@ -85,11 +105,12 @@ def test_moodle_gift_fixture_imports_what_it_can_and_skips_the_rest(capsys, exam
 def test_categories_become_topics_and_html_is_sanitised(capsys, exam):
     path = FIXTURES / "moodle-questions_in_category.gift.txt"
     _, result = run(capsys, path, "--exam", "moodle-basics")
-    assert result["imported"] == 2
+    assert (result["imported"], result["skipped"]) == (4, [])
     assert result["topics_created"] == ["Default for New Features"]
     topic = Topic.objects.get(exam=exam, slug="default-for-new-features")
     assert topic.weight == 0
-    greeting, acronym = Question.objects.filter(topic=topic).order_by("position")
+    _, greeting, user, acronym = Question.objects.filter(topic=topic).order_by("position")
+    assert user.parts.get().accepted_texts == ["Moodler"]
     page = str(render_markdown(greeting.stem))
     assert '<a href="http://demo.moodle.net/file.php/5/media/bonjour.mp3"' in page
     assert 'rel="noopener noreferrer nofollow"' in page
@@ -140,14 +161,109 @@ def test_moodle_category_paths_keep_their_last_segment(capsys, exam):
 
 def test_gift_format_php_examples(capsys, exam):
     lines, result = run(capsys, FIXTURES / "peg-giftFormatPhpExamples.gift", "--exam", exam.slug)
-    assert result["imported"] == 3
-    assert [item["type"] for item in result["skipped"]] == [
-        "missing word", "short answer", "numerical", "matching", "missing word",
-        "short answer", "numerical",
-    ]  # fmt: skip
+    assert (result["imported"], result["skipped"], result["errors"]) == (10, [], [])
     difficult = Question.objects.get(stem="Difficult multiple choice question.")
     assert [right for _, right, _ in options_of(difficult)] == [False, False, True]
     assert any("partial credit (50%)" in line for line in lines)
+    # Missing word: Moodle's drop-down inside the sentence.
+    tomb = Question.objects.get(uid__startswith="grants-tomb-")
+    (gap,) = tomb.parts.all()
+    assert (tomb.kind, tomb.exhibit) == ("dropdown", "Grant is [[1]] in Grant's tomb.")
+    assert [
+        (o.text, o.is_correct, o.rationale.why, o.part_id)
+        for o in tomb.options.select_related("rationale")
+    ] == [
+        ("buried", False, "No one is buried there.", gap.pk),
+        ("entombed", True, "Right answer!", gap.pk),
+        ("living", False, "We hope not!", gap.pk),
+    ]
+    hometown = Question.objects.get(uid__startswith="jesus-hometown-short-answer-ex-")
+    assert (hometown.kind, seen(hometown.stem)) == ("fillin", "Jesus Christ was from _____ .")
+    assert hometown.parts.get().accepted_texts == ["Nazareth"]
+    numerical = Question.objects.get(uid__startswith="numerical-example-")
+    blank = numerical.parts.get()
+    assert (blank.number, blank.tolerance, blank.why) == (1822, 0, "Correct! 100% credit")
+    assert any("partial credit (50%) for 1822 ± 2 is not carried" in line for line in lines)
+    capitals = Question.objects.get(kind="matching")
+    assert [(p.prompt, p.answer.text) for p in capitals.parts.all()] == [
+        ("Canada", "Ottawa"), ("Italy", "Rome"), ("Japan", "Tokyo")
+    ]  # fmt: skip
+
+
+def test_gift_numbers_ranges_tolerances_and_wrong_answers(capsys, exam, tmp_path):
+    path = write(
+        tmp_path,
+        "numbers.gift",
+        "::range:: Between 1 and 5?{#1..5}\n\n"
+        "::pi:: Pi?{#=3.141592653589793:0.005#Right. =%0%22:7#That is 22/7, close. "
+        "~%0%3#Too rough.####Pi is about 3.14159.}\n\n"
+        "::two:: Either?{#=1 =2}\n\n"
+        "::bad:: Which?{#one}\n",
+    )
+    lines, result = run(capsys, path, "--exam", exam.slug, "--skip-invalid")
+    assert [(item["where"].rsplit(":", 1)[-1], item["type"]) for item in result["skipped"]] == [
+        ("5", "numerical with several right answers")
+    ]
+    assert [e["message"] for e in result["errors"]] == ["'one' is not a number (or its tolerance)"]
+    range_blank = Question.objects.get(uid__startswith="range-").parts.get()
+    assert (range_blank.number, range_blank.tolerance) == (3, 2)
+    pi = Question.objects.get(uid__startswith="pi-")
+    blank = pi.parts.get()
+    assert (blank.number, blank.tolerance, blank.why) == (
+        Decimal("3.14159265"), Decimal("0.005"), "Right."
+    )  # fmt: skip
+    assert blank.feedback == [
+        {"answer": "22", "feedback": "That is 22/7, close."},
+        {"answer": "3", "feedback": "Too rough."},
+    ]
+    assert pi.explanation == "Pi is about 3.14159."
+    assert any("the feedback for answers near 22 is given for 22 itself" in line for line in lines)
+
+
+def test_gift_matching_with_an_answer_for_two_prompts(capsys, exam, tmp_path):
+    path = write(
+        tmp_path,
+        "match.gift",
+        "::ports:: Match the protocol with its transport.{=DNS -> UDP =DHCP -> UDP "
+        "=HTTP -> TCP =[markdown]**QUIC** -> UDP}\n\n"
+        "::alone:: Only one?{=a -> b}\n",
+    )
+    _, result = run(capsys, path, "--exam", exam.slug, "--skip-invalid")
+    ports = Question.objects.get(kind="matching")
+    assert ports.reuse_answers is True
+    assert [option.text for option in ports.options.all()] == ["UDP", "TCP"]
+    assert [(p.prompt, p.answer.text) for p in ports.parts.all()] == [
+        ("DNS", "UDP"), ("DHCP", "UDP"), ("HTTP", "TCP"), ("**QUIC**", "UDP")
+    ]  # fmt: skip
+    assert [e["message"] for e in result["errors"]] == [
+        "prompts (alone): a matching needs at least 2 prompts (this one has 1)",
+        "pool (alone): a matching's pool needs 2 to 12 answers (this one has 1)",
+    ]
+
+
+def test_gift_short_answer_wildcards_and_script(capsys, exam, tmp_path):
+    path = write(
+        tmp_path,
+        "short.gift",
+        "::cli:: [html]The command that lists routes<script>alert(1)</script>?"
+        "{=show ip route#[html]<b>Yes</b><img src\\=x onerror\\=alert(1)> "
+        "=%0%show route#[html]<script>alert(2)</script>That is Juniper's.}\n\n"
+        "::star:: Any?{=ip*}\n\n"
+        "::pick:: [html]Pick {~<i>one</i> =two<script>x</script>} here.\n",
+    )
+    _, result = run(capsys, path, "--exam", exam.slug)
+    assert [item["type"] for item in result["skipped"]] == ["short answer with a wildcard"]
+    cli = Question.objects.get(uid__startswith="cli-")
+    blank = cli.parts.get()
+    assert "script" not in cli.stem
+    assert "alert" not in cli.stem
+    assert blank.accepted_texts == ["show ip route"]
+    assert (blank.why, blank.feedback) == (
+        "<b>Yes</b>", [{"answer": "show route", "feedback": "That is Juniper's."}]
+    )  # fmt: skip
+    pick = Question.objects.get(uid__startswith="pick-")
+    assert (pick.kind, pick.exhibit) == ("dropdown", "Pick [[1]] here.")
+    assert [o.text for o in pick.options.all()] == ["<i>one</i>", "two"]
 
 
 def test_moodle_aiken_fixture(capsys, exam):
@@ -297,8 +413,8 @@ def test_dry_run_writes_nothing_and_reports_the_same(capsys, exam):
     path = FIXTURES / "moodle-questions.gift.txt"
     lines, dry = run(capsys, path, "--exam", exam.slug, "--dry-run")
     assert dry["dry_run"] is True
-    assert dry["imported"] == 4
-    assert any(line.startswith("Would import: 4 created") for line in lines)
+    assert dry["imported"] == 8
+    assert any(line.startswith("Would import: 8 created") for line in lines)
     assert Question.objects.count() == 0
     assert not Topic.objects.filter(slug="imported").exists()
     _, real = run(capsys, path, "--exam", exam.slug)
@@ -337,6 +453,11 @@ def test_detection():
     assert foreign.detect_format("Q?\nA) a\nB) b\nANSWER: A\n") == "aiken"
     assert foreign.detect_format("// c\n::n:: Q?{T}\n") == "gift"
     assert foreign.detect_format("Just some text.\n") is None
+    # A leading "[" is JSON only when the text is JSON (a broken list still reads as JSON, so
+    # that the error says what is wrong); GIFT opens questions with "[markdown]" or "[2024]".
+    assert foreign.detect_format('["courseiva-bank", ') == "json"
+    assert foreign.detect_format("[2024] Which year? {=this ~that}\n") == "gift"
+    assert foreign.detect_format("[markdown] multiline  \\nmarkdown\n") == "gift"
 
 
 def test_query_count_does_not_grow_with_the_questions(exam, tmp_path, capsys):

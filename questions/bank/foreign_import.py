@@ -36,6 +36,11 @@ from questions.bank.document_import import (
     planned_questions,
     preview_document,
 )
+from questions.bank.foreign_items import (
+    case_study_document,
+    case_study_slug,
+    question_document,
+)
 from questions.bank.formats import aiken, gift, moodle_xml, qti
 from questions.bank.formats.courseiva import parse_document
 from questions.bank.formats.foreign import (
@@ -47,13 +52,16 @@ from questions.bank.formats.foreign import (
     decode_text,
     detect_format,
 )
-from questions.bank.option_rows import UPDATE_BATCH, OptionValues, assign_changed, write_options
+from questions.bank.item_fields import planned_items, preview_lines
+from questions.bank.option_rows import UPDATE_BATCH, PlannedItems, assign_changed, write_items
 from questions.media.images import store_all
 from questions.models import (
     MAX_OPTIONS,
     MIN_OPTIONS,
+    CaseStudy,
     Exam,
     Question,
+    Scoring,
     Status,
     Topic,
 )
@@ -78,6 +86,8 @@ FORMAT_NAMES = {
     **NOT_YET,
 }
 
+# A question's own fields that a foreign file carries, as written on an update.
+QUESTION_FIELDS = ["kind", "stem", "scoring", "exhibit", "reuse_answers", "case_study"]
 DEFAULT_TOPIC_SLUG = "imported"
 DEFAULT_TOPIC_TITLE = "Imported"
 TITLE_LENGTH = 200
@@ -274,7 +284,7 @@ def import_foreign(
             for note in question.notes:
                 report.notes.append(f"{_where(source.label, question.line)}: {note}")
     _assign_uids(items, exam.slug)
-    valid = _check(items, list(topics) + list(new_topics), report)
+    valid, case_studies = _check(items, list(topics) + list(new_topics), exam.slug, report)
     report.valid = len(items)
     order = {source.label: n for n, source in enumerate(sources)}
 
@@ -290,7 +300,7 @@ def import_foreign(
     used = {item.topic_slug for item in valid}
     new_topics = {slug: title for slug, title in new_topics.items() if slug in used}
     with transaction.atomic():
-        _write(exam, topics, new_topics, valid, report)
+        _write(exam, topics, new_topics, valid, case_studies, report)
         report.written = True
         if dry_run:
             transaction.set_rollback(True)
@@ -338,29 +348,26 @@ def _assign_uids(items: list[_Item], exam_slug: str) -> None:
         item.uid = f"{name}-{digest}" if name else f"q-{digest}"
 
 
+_CASE_PATH = re.compile(r"^exams\[0\]\.case_studies\[(\d+)\]")
 _QUESTION_PATH = re.compile(r"^exams\[0\]\.questions\[(\d+)\](?:\.(.*))?$")
 
 
-def _check(items: list[_Item], topic_slugs: list[str], report: ForeignReport) -> list[_Item]:
+def _check(
+    items: list[_Item], topic_slugs: list[str], exam_slug: str, report: ForeignReport
+) -> tuple[list[_Item], list[dict[str, Any]]]:
     """Check the questions as one courseiva-bank document (the JSON import's schema and
     rules); report each problem at its question's place; return the valid items."""
+    case_studies: dict[str, dict[str, Any]] = {}  # slug -> its document, first-seen order
     for item in items:
-        question = item.question
-        item.document = {
-            "uid": item.uid,
-            "topic": item.topic_slug,
-            "kind": "multiple" if question.kind == "multiple" else "single",
-            "stem": question.stem,
-            "explanation": question.general_feedback,
-            "status": Status.REVIEW.value,
-            "options": [
-                {"text": option.text, "correct": option.correct, "rationale": option.feedback}
-                for option in question.options
-            ],
-        }
+        case = item.question.case_study
+        case_slug = None
+        if case is not None:
+            case_slug = case_study_slug(exam_slug, case)
+            case_studies.setdefault(case_slug, case_study_document(case_slug, case))
+        item.document = question_document(item.question, item.uid, item.topic_slug, case_slug)
     document = {
         "format": "courseiva-bank",
-        "version": 1,
+        "version": 2,
         "exams": [
             {
                 "slug": "import",
@@ -372,11 +379,19 @@ def _check(items: list[_Item], topic_slugs: list[str], report: ForeignReport) ->
                     for n, slug in enumerate(topic_slugs or ["none"])
                 ],
                 "questions": [item.document for item in items],
+                "case_studies": list(case_studies.values()),
             }
         ],
     }
     bad: dict[int, list[str]] = {}
     for problem in schema_problems(document) + rule_problems(document):
+        case_match = _CASE_PATH.match(problem.path)
+        if case_match is not None:  # reported at each question that shares the scenario
+            slug = list(case_studies)[int(case_match.group(1))]
+            for index, item in enumerate(items):
+                if item.document.get("case_study") == slug:
+                    bad.setdefault(index, []).append(f"its case study: {problem.message}")
+            continue
         match = _QUESTION_PATH.match(problem.path)
         if match is None:  # the document's own frame: cannot happen for readers' output
             report.errors.append({"where": "(import)", "message": str(problem)})
@@ -386,7 +401,9 @@ def _check(items: list[_Item], topic_slugs: list[str], report: ForeignReport) ->
     for index, messages in sorted(bad.items()):
         for message in dict.fromkeys(messages):
             report.errors.append({"where": items[index].where, "message": message})
-    return [item for index, item in enumerate(items) if index not in bad]
+    valid = [item for index, item in enumerate(items) if index not in bad]
+    used = {item.document.get("case_study") for item in valid}
+    return valid, [case for slug, case in case_studies.items() if slug in used]
 
 
 def _message(problem: Problem, field_path: str | None, item: _Item) -> str:
@@ -402,9 +419,11 @@ def _write(
     topics: dict[str, Topic],
     new_topics: dict[str, str],
     items: list[_Item],
+    case_studies: list[dict[str, Any]],
     report: ForeignReport,
 ) -> None:
     now = timezone.now()
+    case_ids = _write_case_studies(exam, case_studies)
     last = max((topic.position for topic in topics.values()), default=-1)
     created_topics = [
         Topic(exam=exam, slug=slug, title=title, weight=0, position=last + 1 + n)
@@ -419,7 +438,17 @@ def _write(
     new: list[Question] = []
     changed: dict[int, Question] = {}
     for item in items:
-        values = {"kind": item.document["kind"], "stem": item.document["stem"]}
+        document = item.document
+        values: dict[str, Any] = {
+            "kind": document["kind"],
+            "stem": document["stem"],
+            "scoring": document.get("scoring", Scoring.ALL),
+            "exhibit": document.get("exhibit", ""),
+            "reuse_answers": document.get("reuse_answers", False),
+        }
+        if "case_study" in document:
+            # Without one, a case study a curator chose stays: the source says nothing of it.
+            values["case_study_id"] = case_ids[document["case_study"]]
         row = stored.get(item.uid)
         if row is None:
             row = Question(
@@ -427,7 +456,7 @@ def _write(
                 topic=topics[item.topic_slug],
                 status=Status.REVIEW,
                 position=position,
-                explanation=item.document["explanation"],
+                explanation=document["explanation"],
                 **values,
             )
             position += 1
@@ -435,15 +464,15 @@ def _write(
         else:
             # What the source does not carry stays as a curator left it: the topic the
             # question was moved to, its position, an explanation written since.
-            if item.document["explanation"]:
-                values["explanation"] = item.document["explanation"]
+            if document["explanation"]:
+                values["explanation"] = document["explanation"]
             if assign_changed(row, values):
                 changed[row.pk] = row
         rows[item.uid] = row
         report.empty_explanations += not row.explanation
     insert_instances(new)
-    written = write_options(
-        [(rows[item.uid], _option_values(item)) for item in items],
+    written = write_items(
+        [PlannedItems(rows[item.uid], *planned_items(item.document)) for item in items],
         [row.pk for row in stored.values()],
         keep_written=True,
     )
@@ -458,7 +487,7 @@ def _write(
             row.status = Status.REVIEW  # changed by the source: a curator checks it again
     Question.objects.bulk_update(
         list(changed.values()),
-        ["kind", "stem", "explanation", "status", "updated_at"],
+        [*QUESTION_FIELDS, "explanation", "status", "updated_at"],
         batch_size=UPDATE_BATCH,
     )
     report.imported = len(new)
@@ -478,13 +507,29 @@ def _write(
     ]
 
 
-def _option_values(item: _Item) -> list[OptionValues]:
-    return [
-        OptionValues(
-            text=option["text"], correct=option["correct"], rationale={"why": option["rationale"]}
-        )
-        for option in item.document["options"]
-    ]
+def _write_case_studies(exam: Exam, case_studies: list[dict[str, Any]]) -> dict[str, int]:
+    """The file's case studies, created or updated by slug, after the exam's own; their ids
+    by slug. No query when the file has none."""
+    if not case_studies:
+        return {}
+    stored = {case.slug: case for case in CaseStudy.objects.filter(exam=exam)}
+    position = max((case.position for case in stored.values()), default=-1) + 1
+    new: list[CaseStudy] = []
+    changed: list[CaseStudy] = []
+    rows: dict[str, CaseStudy] = {}
+    for case in case_studies:
+        values = {"title": case["title"], "scenario": case["scenario"]}
+        row = stored.get(case["slug"])
+        if row is None:
+            row = CaseStudy(exam=exam, slug=case["slug"], position=position, **values)
+            position += 1
+            new.append(row)
+        elif assign_changed(row, values):
+            changed.append(row)
+        rows[case["slug"]] = row
+    CaseStudy.objects.bulk_create(new)
+    CaseStudy.objects.bulk_update(changed, ["title", "scenario"])
+    return {slug: row.pk for slug, row in rows.items()}
 
 
 def _planned(item: _Item, topic: Topic, outcome: str) -> PlannedQuestion:
@@ -495,8 +540,8 @@ def _planned(item: _Item, topic: Topic, outcome: str) -> PlannedQuestion:
         kind=item.question.kind,
         stem=document["stem"],
         options=[
-            PlannedOption(option["text"], option["correct"], option["rationale"])
-            for option in document["options"]
+            PlannedOption(text, correct, rationale)
+            for text, correct, rationale in preview_lines(document)
         ],
         explanation=document["explanation"],
         topic=topic.title,

@@ -35,6 +35,7 @@ PART_FIELDS = (
     *RATIONALE_FIELDS,
 )
 PART_COLUMNS = (*PART_FIELDS, "answer_id")
+_PART_RATIONALE_COLUMNS = [PART_COLUMNS.index(name) for name in RATIONALE_FIELDS]
 
 
 @dataclass(frozen=True)
@@ -142,12 +143,16 @@ def write_items(
     answering = [item for item in planned if any(p.answer is not None for p in item.parts)]
     answered = {item.question.pk for item in answering}
     part_ids, surplus_parts = _write_parts(
-        [item for item in planned if item.question.pk not in answered], stored, {}, written
+        [item for item in planned if item.question.pk not in answered],
+        stored,
+        {},
+        written,
+        keep_written,
     )
     option_ids, surplus_options = _write_options(
         planned, stored_ids, part_ids, written, keep_written
     )
-    surplus_parts += _write_parts(answering, stored, option_ids, written)[1]
+    surplus_parts += _write_parts(answering, stored, option_ids, written, keep_written)[1]
     if surplus_options:
         Option.objects.filter(pk__in=surplus_options).delete()
     if surplus_parts:
@@ -173,10 +178,12 @@ def _write_parts(
     stored: dict[int, list[tuple[Any, ...]]],
     option_ids: dict[int, list[int]],
     written: OptionsWritten,
+    keep_written: bool,
 ) -> tuple[dict[int, list[int]], list[int]]:
     """Create and update (matched by position) the parts of these questions, each linked to
     its answer among `option_ids`; return each question's part ids in order and the surplus
-    parts to delete."""
+    parts to delete. With `keep_written`, a rationale field the source leaves empty keeps
+    what a curator wrote, as for options."""
     ids: dict[int, list[int | None]] = {}  # None: a part still to insert
     new: list[list[Any]] = []  # question id, then PART_COLUMNS
     changed: list[Part] = []
@@ -196,6 +203,9 @@ def _write_parts(
                 continue
             part_pk, _, *stored_columns = existing[position]
             mine.append(part_pk)
+            if keep_written:
+                for index in _PART_RATIONALE_COLUMNS:
+                    columns[index] = columns[index] or stored_columns[index]
             if stored_columns != columns:
                 changed.append(Part(pk=part_pk, **dict(zip(PART_COLUMNS, columns, strict=True))))
                 written.touched.add(pk)

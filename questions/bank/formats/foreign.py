@@ -1,6 +1,6 @@
-"""What a foreign bank file (GIFT, Aiken; next Moodle XML and QTI) is read into, whatever its
-format: questions with their place in the file, what was skipped and why, what is wrong and
-where. A reader (`formats.gift`, `formats.aiken`) turns decoded text into a `ParsedBank`;
+"""What a foreign bank file (GIFT, Aiken, Moodle XML, QTI) is read into, whatever its format:
+questions of every item type with their place in the file, what was skipped and why, what is
+wrong and where. A reader (`formats.gift`, `formats.aiken`) turns decoded text into a `ParsedBank`;
 `questions.bank.foreign_import` checks it and writes it into an exam.
 
 Also here, because every reader needs them: decoding the bytes of a file (UTF-8 with or
@@ -14,6 +14,7 @@ import hashlib
 import html
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Literal
 
 from questions.markup import sanitise_html
@@ -23,22 +24,93 @@ from questions.media.images import Image
 # mistaken upload of a disc image is refused before it is read.
 MAX_FILE_BYTES = 32 * 1024 * 1024
 
-ForeignKind = Literal["single", "multiple", "truefalse"]
+# "truefalse" is a single-answer question of two options, True then False; the others are
+# questions.models.Kind's values, with the fields of their type below.
+ForeignKind = Literal[
+    "single", "multiple", "truefalse", "ordering", "matching", "yesno", "fillin", "dropdown"
+]
+ForeignScoring = Literal["all", "partial"]
 TextFormat = Literal["plain", "html", "markdown", "moodle"]
 
 
 @dataclass(frozen=True)
 class ForeignOption:
+    """A choice, a matching pool's answer (`correct` unused) or a drop-down's choice."""
+
     text: str  # our Markdown, already converted from the source's format
     correct: bool
     feedback: str = ""  # our Markdown; "" when the source has none
+
+
+@dataclass(frozen=True)
+class ForeignStep:
+    """An ordering's step: `place` 1 first, None for a step that does not belong."""
+
+    text: str
+    place: int | None
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignPrompt:
+    """A matching's prompt: `answer` is the index (0 first) of its answer in the pool."""
+
+    text: str
+    answer: int
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignStatement:
+    text: str
+    is_yes: bool
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignBlank:
+    """A fill-in blank: accepted texts, or a number with its tolerance and units. The wrong
+    answers' feedback is plain text, (answer, feedback) pairs; `feedback` is the rationale."""
+
+    label: str
+    accepted: tuple[str, ...] = ()
+    match_case: bool = False
+    number: Decimal | None = None
+    tolerance: Decimal = Decimal(0)
+    units: tuple[str, ...] = ()
+    wrong_answers: tuple[tuple[str, str], ...] = ()
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignGap:
+    """A drop-down's gap, at [[n]] in the question's exhibit (n its number, 1 first)."""
+
+    label: str
+    choices: tuple[ForeignOption, ...]
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ForeignCaseStudy:
+    """A scenario that several questions of the file share (a Moodle description, a QTI
+    shared stimulus). `key` identifies it in its source, so that importing again updates it."""
+
+    key: str
+    title: str
+    scenario: str  # our Markdown
 
 
 @dataclass
 class ForeignQuestion:
     """One question as a foreign file gives it. `key` is what identifies it in its source: its
     name (GIFT `::name::`, Moodle XML `<name>`), its identifier (QTI), or failing both a hash
-    of its content; with the target exam and topic it makes the question's stable uid."""
+    of its content; with the target exam and topic it makes the question's stable uid.
+
+    A choice question has `options`; an ordering `steps`; a matching `pool` and `prompts`
+    (`reuse_answers` when one answer fits several); a yes/no series `statements`; a fill-in
+    `blanks`; drop-downs `gaps`, with the `exhibit` marking each. The checks and the rows
+    written are those of our JSON import (questions.bank.item_fields)."""
 
     line: int
     kind: ForeignKind
@@ -50,6 +122,16 @@ class ForeignQuestion:
     general_feedback: str = ""
     # What the source says that our model cannot carry (partial credit, ...): for the report.
     notes: list[str] = field(default_factory=list)
+    scoring: ForeignScoring = "all"
+    exhibit: str = ""  # our Markdown, shown under the stem
+    steps: list[ForeignStep] = field(default_factory=list)
+    pool: list[ForeignOption] = field(default_factory=list)
+    prompts: list[ForeignPrompt] = field(default_factory=list)
+    reuse_answers: bool = False
+    statements: list[ForeignStatement] = field(default_factory=list)
+    blanks: list[ForeignBlank] = field(default_factory=list)
+    gaps: list[ForeignGap] = field(default_factory=list)
+    case_study: ForeignCaseStudy | None = None
 
     @property
     def key(self) -> str:
@@ -63,6 +145,17 @@ class ForeignQuestion:
         parts = [self.kind, self.stem] + [
             f"{'=' if option.correct else '~'}{option.text}" for option in self.options
         ]
+        # A choice question hashes as it always did: its uid must not change.
+        if self.kind not in ("single", "multiple", "truefalse"):
+            parts += [
+                self.exhibit,
+                *(repr(item) for item in self.steps),
+                *(repr(item) for item in self.pool),
+                *(repr(item) for item in self.prompts),
+                *(repr(item) for item in self.statements),
+                *(repr(item) for item in self.blanks),
+                *(repr(item) for item in self.gaps),
+            ]
         return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
 
 
@@ -167,8 +260,9 @@ _AIKEN_OPTION = re.compile(r"^\s*[A-Za-z]\s*[.)]", re.M)
 _GIFT_FORMAT_TAG = r"\[(?:html|moodle|plain|markdown)\]"
 _GIFT_SIGNS = re.compile(rf"^\s*(\$CATEGORY:|::|{_GIFT_FORMAT_TAG})|(?<!\\)\{{", re.M | re.I)
 # What can follow the "[" that opens a JSON document (a bank is an object; a list is read as
-# JSON so that the error says what is wrong with it).
-_JSON_LIST = re.compile(r"\[\s*([\[{\]\"\d-]|$)")
+# JSON so that the error says what is wrong with it): an object, a list, a string, its end.
+# Not a digit or a letter: GIFT opens a question with "[markdown]", or with text ("[2024]").
+_JSON_LIST = re.compile(r"\[\s*([\[{\]\"]|$)")
 
 
 def detect_format(text: str) -> str | None:
@@ -265,6 +359,11 @@ def html_to_markdown(source: str, *, keep_line_breaks: bool = False) -> str:
     if keep_line_breaks:
         source = _NEWLINE.sub("<br>", source)
     cleaned = sanitise_html(source)
+    if cleaned != source:
+        # What the allow-list removes can leave HTML that a parser arranges otherwise (a
+        # table's caption stripped leaves its text inside <table>, which a browser moves
+        # before it): cleaned once more, the text is as our pages and an export show it.
+        cleaned = sanitise_html(cleaned)
     # Text between the tags takes entities rather than backslashes for what Markdown would
     # read as markup: Markdown leaves a raw HTML block (`<p>...`) as it is, backslashes
     # included, while an entity means the character in either place.
@@ -297,10 +396,80 @@ def _entity_start(match: re.Match[str]) -> str:
     return f"{match.group(2)}&#{ord(match.group(3))};"
 
 
+_FENCED = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
+_TOP_HEADING = re.compile(r"^ {0,3}#{1,2}(?=[ \t]|$)", re.M)
+_SETEXT_HEADING = re.compile(r"^(?! {0,3}[-*+>]|\s*$)( {0,3}\S.*)\n {0,3}(?:=+|-+)[ \t]*$", re.M)
+
+
+def _demote_headings(text: str) -> str:
+    """A heading of level 1 or 2 as one of level 3. Our pages keep their own first two
+    levels, so the sanitiser drops `<h1>` and `<h2>` and their text stands bare between
+    the blocks, then reads differently once exported as HTML and imported again."""
+    if "#" not in text and "\n=" not in text and "\n-" not in text:
+        return text
+    pieces = []
+    last = 0
+    for fence in _FENCED.finditer(text):
+        pieces.append(_demote_in(text[last : fence.start()]))
+        pieces.append(fence.group(0))
+        last = fence.end()
+    pieces.append(_demote_in(text[last:]))
+    return "".join(pieces)
+
+
+def _demote_in(text: str) -> str:
+    text = _TOP_HEADING.sub("###", text)
+    return _SETEXT_HEADING.sub(lambda match: f"### {match.group(1).strip()}", text)
+
+
 def to_markdown(text: str, text_format: TextFormat) -> str:
     """Source text in its format as our Markdown."""
     if text_format == "markdown":
-        return text.strip()
+        return _demote_headings(text.strip())
     if text_format == "plain":
         return plain_to_markdown(text)
     return html_to_markdown(text, keep_line_breaks=text_format == "moodle")
+
+
+_SCRIPT_LIKE = re.compile(r"<(script|style|template)\b.*?</\1\s*>", re.I | re.S)
+
+
+def to_plain_text(text: str, text_format: TextFormat) -> str:
+    """Source text as one line of plain text, for what we keep as plain text (a blank's
+    feedback on a wrong answer, a case study's title): tags dropped (script and style with
+    their content), entities decoded, runs of spaces one. Shown escaped, never as markup."""
+    if text_format in ("html", "moodle"):
+        text = html.unescape(re.sub(r"<[^>]*>", " ", _SCRIPT_LIKE.sub(" ", text)))
+    return " ".join(text.split())
+
+
+# What a fill-in number keeps (questions.bank.checks: 8 decimals, 16 digits before the point).
+NUMBER_PLACES = Decimal("0.00000001")
+NUMBER_LIMIT = Decimal(10) ** 16
+
+
+def parse_number(text: str) -> Decimal | None:
+    """A number as a source writes it ("3.14", "-2", "1e3", "2,5" with a decimal comma), to
+    the 8 decimals a fill-in keeps (3.141592653589793 is 3.14159265); None for anything
+    else, or one too large to keep."""
+    cleaned = text.strip().replace(",", ".") if text.count(",") == 1 else text.strip()
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?", cleaned):
+        return None
+    value = Decimal(cleaned)
+    if abs(value) >= NUMBER_LIMIT:
+        return None
+    value = value.quantize(NUMBER_PLACES).normalize()
+    return value if value != 0 else Decimal(0)
+
+
+def number_text(value: Decimal) -> str:
+    """A number as a learner would type it: 40, 0.5, never 4E+1."""
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """A text as one line of at most `limit` characters, for an accepted answer or the
+    answer a feedback is for: "" when it would not fit (the caller reports it)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else ""

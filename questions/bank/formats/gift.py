@@ -7,23 +7,30 @@ characters themselves and `\\n` a line break. `$CATEGORY: a/b/c` puts the questi
 in that category.
 
 Read: multiple choice (`=right ~wrong`, `~%50%` weights: several positive weights make a
-select-all-that-apply question), true/false (`{T}`, `{FALSE#wrong#right}`), `#feedback` per
-answer and `####general feedback`. Skipped, each with its place: essay `{}`, matching `->`,
-numerical `{#...}`, short answer (only `=` answers), missing word (text after the braces) and
-descriptions (no braces).
+select-all-that-apply question), true/false (`{T}`, `{FALSE#wrong#right}`), matching
+(`=a -> 1`), numerical (`{#3:2}`, `{#1..5}`, several answers) and short answer (`=` answers
+only) as fill-ins, missing word (text after the braces: a choice becomes a drop-down in the
+sentence, any other type a line to fill in), `#feedback` per answer and `####general
+feedback`. Skipped, each with its place: essay `{}` and descriptions (no braces).
 """
 
 import re
 
 from questions.bank.formats.foreign import (
+    ForeignBlank,
+    ForeignGap,
     ForeignOption,
+    ForeignPrompt,
     ForeignQuestion,
     ParsedBank,
     ParseError,
     Skipped,
     TextFormat,
+    parse_number,
     to_markdown,
+    to_plain_text,
 )
+from questions.bank.formats.graded import GradedAnswer, Refused, number_blank, text_blank
 
 FORMAT = "gift"
 
@@ -117,6 +124,12 @@ def _markdown(text: str, default: TextFormat) -> str:
     return to_markdown(_restore(body), text_format)
 
 
+# Where the answer block stood in a missing-word question's sentence, while it is converted.
+_BLOCK_PLACE = "\ue010"
+# What Moodle shows there for a type other than a choice: a line to fill in.
+_FILL_LINE = "&#95;" * 5
+
+
 def _question(text: str, line: int, category: tuple[str, ...]) -> Parsed:
     text = _protect(text).strip()
     name = ""
@@ -138,15 +151,10 @@ def _question(text: str, line: int, category: tuple[str, ...]) -> Parsed:
         return ParseError(line, "no question text before the answer block")
     block, _, general = block.partition("####")
     kind = _block_type(block)
-    if kind in ("essay", "numerical", "matching", "short answer"):
-        return Skipped(line, kind, f"{kind} questions have no place in Courseiva's bank")
-    if after:
-        return Skipped(
-            line,
-            "missing word",
-            "text after the answer block makes a missing-word question, which Courseiva "
-            "does not have",
-        )
+    if kind == "essay":
+        return Skipped(line, kind, "an essay is marked by a person: no machine can grade it")
+    if kind is None:
+        return ParseError(line, "cannot tell the question type from its answer block")
     question = ForeignQuestion(
         line=line,
         kind="single",
@@ -156,11 +164,22 @@ def _question(text: str, line: int, category: tuple[str, ...]) -> Parsed:
         category=category,
         general_feedback=_markdown(general, stem_format) if general.strip() else "",
     )
+    if after:
+        # Missing word: the block stands inside the sentence, where Moodle shows its
+        # drop-down (a choice) or a line to fill in.
+        sentence = to_markdown(_restore(f"{stem} {_BLOCK_PLACE} {after}"), stem_format)
+        if kind == "multiple choice":
+            return _missing_word(question, block, stem_format, sentence)
+        question.stem = sentence.replace(_BLOCK_PLACE, _FILL_LINE)
     if kind == "true/false":
         return _true_false(question, block, stem_format)
-    if kind == "multiple choice":
-        return _multiple_choice(question, block, stem_format)
-    return ParseError(line, "cannot tell the question type from its answer block")
+    if kind == "matching":
+        return _matching(question, block, stem_format)
+    if kind == "numerical":
+        return _numerical(question, block[1:], stem_format)
+    if kind == "short answer":
+        return _short_answer(question, block, stem_format)
+    return _multiple_choice(question, block, stem_format)
 
 
 def _block_type(block: str) -> str | None:
@@ -177,6 +196,139 @@ def _block_type(block: str) -> str | None:
     if "=" in block:
         return "short answer"
     return None
+
+
+def _plain(text: str, default: TextFormat) -> str:
+    text_format, body = _with_format(text.strip(), default)
+    return to_plain_text(_restore(body), text_format)
+
+
+def _missing_word(
+    question: ForeignQuestion, block: str, text_format: TextFormat, sentence: str
+) -> Parsed:
+    """A choice inside the sentence: drop-downs, the sentence the exhibit with its gap."""
+    parsed = _multiple_choice(question, block, text_format)
+    if not isinstance(parsed, ForeignQuestion):
+        return parsed
+    if parsed.kind != "single":
+        return Skipped(
+            question.line,
+            "missing word with several right answers",
+            "a drop-down in a sentence takes one right choice; this block has several",
+        )
+    parsed.kind = "dropdown"
+    parsed.stem = "Choose the missing word."
+    parsed.exhibit = sentence.replace(_BLOCK_PLACE, "[[1]]")
+    parsed.gaps = [ForeignGap("Missing word", tuple(parsed.options))]
+    parsed.options = []
+    return parsed
+
+
+def _matching(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:
+    """`=prompt -> answer` pairs; `= -> answer` is an answer no prompt takes. Moodle marks
+    each pair on its own: partial credit."""
+    pieces = re.split(r"=", block)
+    if pieces[0].strip():
+        return ParseError(question.line, f"text before the first pair: {pieces[0].strip()!r}")
+    pool: list[str] = []
+    prompts: list[tuple[str, int]] = []
+    for body in pieces[1:]:
+        left, arrow, right = body.partition("->")
+        if not arrow or not right.strip():
+            return ParseError(
+                question.line,
+                f"a matching pair is written prompt -> answer (found {body.strip()!r})",
+            )
+        answer = _markdown(right, text_format)
+        if answer not in pool:
+            pool.append(answer)
+        if left.strip():
+            prompts.append((_markdown(left, text_format), pool.index(answer)))
+    question.kind = "matching"
+    question.scoring = "partial"
+    question.pool = [ForeignOption(text, False) for text in pool]
+    question.prompts = [ForeignPrompt(text, answer) for text, answer in prompts]
+    question.reuse_answers = len({answer for _, answer in prompts}) < len(prompts)
+    return question
+
+
+def _answers(block: str, markers: str) -> list[tuple[str, float | None, str, str]] | str:
+    """The block's answers as (marker, weight, text, feedback); a sentence when one is wrong.
+    A first answer without a marker (numerical's `{#3:2}`) is a right one."""
+    pieces = re.split(f"([{markers}])", block)
+    if pieces[0].strip():
+        pieces = ["", "=", *pieces]
+    answers = []
+    for marker, body in zip(pieces[1::2], pieces[2::2], strict=True):
+        weight: float | None = None
+        if match := _WEIGHT.match(body):
+            weight = float(match.group(1))
+            body = body[match.end() :]
+        elif body.lstrip().startswith("%"):
+            return f"a weight is written %50% (found {body.strip()!r})"
+        answer, _, feedback = body.partition("#")
+        answers.append((marker, weight, answer, feedback))
+    return answers
+
+
+def _numerical(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:
+    """`{#3:0.5}`, `{#1..5}`, or several answers `{#=%100%3.14:0.01 =%50%3:0.5 ~2#No}`."""
+    answers = _answers(block, "=~")
+    if isinstance(answers, str):
+        return ParseError(question.line, answers)
+    graded = []
+    for marker, weight, answer, feedback in answers:
+        value = _restore(answer).strip()
+        number, tolerance = value, ""
+        if ".." in value:
+            low, high = (parse_number(end) for end in value.split("..", 1))
+            if low is None or high is None or high < low:
+                return ParseError(question.line, f"{value!r} is not a range low..high")
+            number, tolerance = str((low + high) / 2), str((high - low) / 2)
+        elif ":" in value:
+            number, _, tolerance = value.partition(":")
+        graded.append(_graded(marker, weight, number, feedback, text_format, tolerance))
+    return _with_blank(question, number_blank(graded, "Answer", question.notes))
+
+
+def _short_answer(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:
+    """`{=Frog =frogs#Good! =%50%Cat =%0%*#No}`: any case, as Moodle's default."""
+    answers = _answers(block, "=")
+    if isinstance(answers, str):
+        return ParseError(question.line, answers)
+    graded = [
+        _graded(marker, weight, _restore(answer), feedback, text_format)
+        for marker, weight, answer, feedback in answers
+    ]
+    return _with_blank(question, text_blank(graded, "Answer", question.notes))
+
+
+def _graded(
+    marker: str,
+    weight: float | None,
+    answer: str,
+    feedback: str,
+    text_format: TextFormat,
+    tolerance: str = "",
+) -> GradedAnswer:
+    has_feedback = bool(feedback.strip())
+    return GradedAnswer(
+        answer,
+        weight if weight is not None else (100.0 if marker == "=" else 0.0),
+        _markdown(feedback, text_format) if has_feedback else "",
+        _plain(feedback, text_format) if has_feedback else "",
+        tolerance,
+    )
+
+
+def _with_blank(question: ForeignQuestion, blank: ForeignBlank | Refused) -> Parsed:
+    if isinstance(blank, Refused):
+        if blank.error:
+            return ParseError(question.line, blank.reason)
+        return Skipped(question.line, blank.type, blank.reason)
+    question.kind = "fillin"
+    question.blanks = [blank]
+    return question
 
 
 def _true_false(question: ForeignQuestion, block: str, text_format: TextFormat) -> Parsed:

@@ -15,8 +15,10 @@ URL; any other file, and an image that is not one we accept, becomes a visible
 `[image: name]` or `[file: name]` and the question's notes say so.
 """
 
+import hashlib
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -27,8 +29,10 @@ from defusedxml.ElementTree import DefusedXMLParser
 from defusedxml.ElementTree import ParseError as XMLSyntaxError
 
 from questions.bank.checks import TOO_DEEP, nests_deeper_than
+from questions.bank.formats import moodle_types
 from questions.bank.formats.foreign import (
     MAX_FILE_BYTES,
+    ForeignCaseStudy,
     ForeignFileError,
     ForeignOption,
     ForeignQuestion,
@@ -39,6 +43,7 @@ from questions.bank.formats.foreign import (
     decode_text,
     plain_to_markdown,
     to_markdown,
+    to_plain_text,
 )
 from questions.media.images import MediaError, check_image, decode_base64
 
@@ -67,6 +72,32 @@ SKIPPED_TYPES = {
 }
 
 Parsed = ForeignQuestion | Skipped | ParseError
+# The types beyond choice (questions.bank.formats.moodle_types), each read by its function.
+OTHER_TYPES: dict[str, Callable[[ForeignQuestion, Element, moodle_types.Texts, str], Parsed]] = {
+    "matching": moodle_types.matching,
+    "ordering": moodle_types.ordering,
+    "ddwtos": moodle_types.gaps,
+    "gapselect": moodle_types.gaps,
+    "kprime": moodle_types.kprime,
+    "mtf": moodle_types.kprime,
+    "numerical": moodle_types.typed,
+    "shortanswer": moodle_types.typed,
+    "multianswer": moodle_types.cloze,
+    "cloze": moodle_types.cloze,
+}
+DRAWN_NUMBERS = "its numbers are drawn from data sets at random: a question here has fixed ones"
+# Why the types no machine can mark here are skipped, for the report.
+SKIP_REASONS = {
+    "essay": "an essay is marked by a person: no machine can grade it",
+    "calculated": DRAWN_NUMBERS,
+    "calculatedsimple": DRAWN_NUMBERS,
+    "calculatedmulti": DRAWN_NUMBERS,
+    "random": "not a question: Moodle draws one from a category",
+    "randomsamatch": "not a question: Moodle draws short answers from a category",
+    "ddimageortext": "it is answered on an image's regions, which no question type here has",
+    "ddmarker": "it is answered on an image's regions, which no question type here has",
+    "ddmatch": "a drag-and-drop matching of the ddmatch plugin, not read yet",
+}
 
 
 class _LineTreeBuilder(TreeBuilder):
@@ -112,23 +143,76 @@ def read(source: str | bytes) -> ParsedBank:
         return bank
     category: tuple[str, ...] = ()
     position = 0
+    scenario = _Scenario()
     for element in root.iter("question"):
         question_type = (element.get("type") or "").strip().lower()
         line = lines.get(element, 0)
         if question_type == "category":
+            scenario.close(bank)
             category = _category(element)
             continue
         position += 1
         name = " ".join(_text(element.find("name")).split())
         place = f"question {position}" + (f" “{name}”" if name else "")
+        if question_type == "description":
+            scenario.close(bank)
+            scenario.open(element, line, place, name, category, bank)
+            continue
         result = _question(element, question_type, line, place, name, category, bank)
         if isinstance(result, ForeignQuestion):
+            result.case_study = scenario.case
+            scenario.questions += scenario.case is not None
             bank.questions.append(result)
         elif isinstance(result, Skipped):
             bank.skipped.append(result)
         else:
             bank.errors.append(result)
+    scenario.close(bank)
     return bank
+
+
+@dataclass
+class _Scenario:
+    """A description and the questions after it in its category, up to the next description
+    or category: as Moodle's quizzes show it, the scenario those questions share. A
+    description with no question after it is no scenario, and is reported."""
+
+    case: ForeignCaseStudy | None = None
+    line: int = 0
+    place: str = ""
+    questions: int = 0
+    index: int = 0
+
+    def open(
+        self,
+        element: Element,
+        line: int,
+        place: str,
+        name: str,
+        category: tuple[str, ...],
+        bank: ParsedBank,
+    ) -> None:
+        images = _Images(bank)
+        text = _markdown(element.find("questiontext"), images)
+        self.line, self.place, self.questions = line, place, 0
+        self.index = len(bank.skipped)  # its place in the report, should it be skipped
+        self.case = None
+        if text:
+            key = "/".join([*category, name or hashlib.sha256(text.encode()).hexdigest()[:16]])
+            self.case = ForeignCaseStudy(key, name or "Scenario", text)
+
+    def close(self, bank: ParsedBank) -> None:
+        if self.line and not self.questions:
+            bank.skipped.insert(
+                self.index,
+                Skipped(
+                    self.line,
+                    "description",
+                    f"{self.place}: a description with no question after it in its category: "
+                    "not a question, and no scenario",
+                ),
+            )
+        self.case, self.line, self.questions = None, 0, 0
 
 
 def _parse(text: str) -> tuple[Element, dict[Element, int]] | ParseError:
@@ -176,11 +260,14 @@ def _question(
     category: tuple[str, ...],
     bank: ParsedBank,
 ) -> Parsed:
-    if question_type not in ("multichoice", "truefalse"):
+    if question_type not in ("multichoice", "truefalse", *OTHER_TYPES):
         label = SKIPPED_TYPES.get(question_type, question_type or "(no type)")
         if question_type == "description":
             return Skipped(line, label, f"{place}: a description, not a question")
-        return Skipped(line, label, f"{place}: {label} questions have no place in Courseiva's bank")
+        reason = SKIP_REASONS.get(
+            question_type, f"{label} questions have no place in Courseiva's bank"
+        )
+        return Skipped(line, label, f"{place}: {reason}")
     images = _Images(bank)
     question = ForeignQuestion(
         line=line,
@@ -202,6 +289,13 @@ def _question(
         else:
             question.stem = f"{question.stem}\n\n{plain_to_markdown(_placeholder(old_image))}"
             images.append(old_image)
+    if question_type in OTHER_TYPES:
+        texts = moodle_types.Texts(
+            lambda text: _markdown(text, images),
+            lambda text: to_plain_text(_text(text), _text_format(text)),
+        )
+        result = OTHER_TYPES[question_type](question, element, texts, place)
+        return _with_notes(result, element, place, images)
     answers: list[tuple[float, Element]] = []
     for number, answer in enumerate(element.findall("answer"), start=1):
         fraction = (answer.get("fraction") or "0").strip()
@@ -215,6 +309,10 @@ def _question(
         result = _true_false(question, answers, place, images)
     else:
         result = _multiple_choice(question, element, answers, place, images)
+    return _with_notes(result, element, place, images)
+
+
+def _with_notes(result: Parsed, element: Element, place: str, images: "_Images") -> Parsed:
     if isinstance(result, ForeignQuestion):
         # Moodle shows these by the learner's result; we have one explanation for everyone
         # (a "Well done" would then reach a learner who answered wrong), so a curator decides.
@@ -398,13 +496,18 @@ def _placeholder(name: str, kind: str = "image") -> str:
     return f"[{kind}: {name}]"
 
 
+def _text_format(element: Element | None) -> TextFormat:
+    value = (element.get("format") if element is not None else None) or "html"
+    return TEXT_FORMATS.get(value.strip().lower(), "html")
+
+
 def _markdown(element: Element | None, images: _Images) -> str:
     """A Moodle text element as our Markdown: its embedded images shown from our URL, other
     file references as placeholders (their names added to `images`)."""
     text = _text(element)
     if not text.strip() or element is None:
         return ""
-    text_format = TEXT_FORMATS.get((element.get("format") or "html").strip().lower(), "html")
+    text_format = _text_format(element)
     files = {file.get("name", ""): file.text for file in element.findall("file")}
 
     def image(match: re.Match[str]) -> str:
