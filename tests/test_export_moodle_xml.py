@@ -181,10 +181,10 @@ def test_drop_downs_are_gapselect_each_gap_its_group(tmp_path):
     question = items.dropdown(gaps=2)
     element = question_of(export(tmp_path), question)
     assert element.get("type") == "gapselect"
-    assert "setting_1: [[1]]\nsetting_2: [[2]]" in text_of(element, "questiontext")
     options = [(o.findtext("text"), o.findtext("group")) for o in element.findall("selectoption")]
-    # [[n]] is the n-th choice, the one right there; the others of its group are offered.
-    assert options == [("Right 1", "1"), ("Right 2", "2"), ("Wrong 1", "1"), ("Wrong 2", "2")]
+    assert options == [("Wrong 1", "1"), ("Right 1", "1"), ("Wrong 2", "2"), ("Right 2", "2")]
+    # [[k]] is a drop-down of k's group whose right choice is the k-th.
+    assert "setting_1: [[2]]\nsetting_2: [[4]]" in text_of(element, "questiontext")
     general = text_of(element, "generalfeedback")
     assert "Gap 2, Setting 2: Right 2.</strong> Part 2 is so because" in general
     assert "Wrong 1.</strong> Why Wrong 1 goes there." in general

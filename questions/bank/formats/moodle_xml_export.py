@@ -28,6 +28,7 @@ from xml.etree.ElementTree import Element, SubElement, indent, tostring
 
 from questions.bank.checks import Document
 from questions.grading import parse_number
+from questions.item_rules import GAP_MARKER
 from questions.markup import render_markdown, render_markdown_inline
 from questions.media.images import references
 from questions.models import MEDIA_URL_PREFIX
@@ -338,18 +339,26 @@ def _cloze(element: Element, blanks: list[dict[str, Any]], text: Element) -> Non
     _set_text(text, (text.findtext("text") or "") + "\n".join(lines))
 
 
-def _dropdown(element: Element, question: dict[str, Any], _: Element) -> list[str]:
-    """gapselect: [[n]] in the text is the n-th choice, which is right there, and offers the
-    choices of its group. Gap n's right choice is written n-th, so that our [[n]] stays."""
+def _dropdown(element: Element, question: dict[str, Any], text: Element) -> list[str]:
+    """gapselect: [[k]] in the text is a drop-down whose right choice is the k-th, offering
+    the choices of its group. The choices are written gap after gap in their order, each gap
+    its group, and our [[n]] becomes the number of gap n's right choice."""
     element.set("type", "gapselect")
     SubElement(element, "shuffleanswers").text = "0"
     gaps = question["gaps"]
     rights = [next(c for c in gap["choices"] if c["correct"]) for gap in gaps]
-    wrongs = [(n, c) for n, gap in enumerate(gaps, 1) for c in gap["choices"] if not c["correct"]]
-    for group, choice in [*enumerate(rights, 1), *wrongs]:
-        option = SubElement(element, "selectoption")
-        SubElement(option, "text").text = _plain(choice["text"])
-        SubElement(option, "group").text = str(group)
+    numbers: dict[int, int] = {}
+    for group, gap in enumerate(gaps, 1):
+        for choice in gap["choices"]:
+            option = SubElement(element, "selectoption")
+            SubElement(option, "text").text = _plain(choice["text"])
+            SubElement(option, "group").text = str(group)
+            if choice["correct"]:
+                numbers[group] = len(element.findall("selectoption"))
+    exhibit = GAP_MARKER.sub(
+        lambda match: f"[[{numbers.get(int(match.group(1)), 0)}]]", question["exhibit"]
+    )
+    _set_text(text, str(render_markdown(question["stem"])) + str(render_markdown(exhibit)))
     notes = []
     for number, (gap, right) in enumerate(zip(gaps, rights, strict=True), 1):
         notes.append(
