@@ -2,6 +2,8 @@
 it, with the answer key, scoring and rationales a teacher's Moodle needs."""
 
 import base64
+import html
+import re
 from typing import Any
 from xml.etree.ElementTree import Element
 
@@ -9,9 +11,12 @@ import pytest
 from defusedxml.ElementTree import fromstring
 from django.core.management import call_command
 
+from questions.markup import render_markdown
 from questions.media import images as media
 from questions.models import CaseStudy, Kind, Option, Part, Question, Scoring
 from tests import items
+from tests.factories import ExamFactory
+from tests.foreign_files import run
 from tests.test_media import png
 
 pytestmark = pytest.mark.django_db
@@ -248,3 +253,124 @@ def test_images_of_parts_and_scenarios_are_embedded(tmp_path):
     scenario = description.find("questiontext")
     assert f'src="@@PLUGINFILE@@/{in_scenario.file_name}"' in text_of(scenario, ".")
     assert base64.b64decode(scenario.findtext("file")) == png(seed=32)
+
+
+# Read back into an empty exam ------------------------------------------------------------
+
+
+def seen(markdown: str) -> str:
+    """What a learner reads of it: the rendered text, spaces made one."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", str(render_markdown(markdown)))).split())
+
+
+def steps_of(question: Question) -> list[tuple[str, int | None]]:
+    return [(seen(o.text), o.order) for o in question.options.order_by("order", "position")]
+
+
+def pairs_of(question: Question) -> list[tuple[str, str]]:
+    return [
+        (seen(part.prompt), seen(part.answer.text) if part.answer else "")
+        for part in question.parts.select_related("answer")
+    ]
+
+
+def rationales_of(question: Question) -> list[str]:
+    if question.kind == Kind.ORDERING:
+        rows = question.options.select_related("rationale").order_by("order", "position")
+        return [seen(option.rationale.why) for option in rows]
+    return [seen(part.why) for part in question.parts.all()]
+
+
+def test_what_is_exported_reads_back_into_an_empty_exam(tmp_path, capsys):
+    ordering, k_of_n, matching, yes_no, fill_in, dropdown = items.every_type()
+    topic = ordering.topic
+    kprime = items.yes_no(topic, answers=(True, False, False, True), scoring=Scoring.PARTIAL)
+    number = items.fill_in(topic)
+    number.parts.filter(position=0).delete()
+    case = items.case_study(topic, questions=2)
+    source = list(Question.objects.order_by("position", "uid"))
+    path = tmp_path / "bank.xml"
+    call_command("export_bank", "--format", "moodle-xml", "-o", str(path))
+    target = ExamFactory(slug="round-trip")
+    _, result = run(capsys, path, "--exam", target.slug)
+    assert (result["imported"], result["skipped"], result["errors"]) == (len(source), [], [])
+    copies = dict(
+        zip(
+            [q.uid for q in source],
+            Question.objects.filter(topic__exam=target).order_by("position"),
+            strict=True,
+        )
+    )
+    for original in source:
+        copy = copies[original.uid]
+        # gapselect has one text: the stem comes back at the head of the exhibit.
+        shown = copy.exhibit if original.kind == Kind.DROPDOWN else copy.stem
+        assert seen(shown).startswith(seen(original.stem))
+        assert seen(copy.explanation).startswith(seen(original.explanation))
+        assert copy.topic.title == original.topic.title
+
+    back = copies[ordering.uid]
+    assert (back.kind, back.scoring) == (Kind.ORDERING, Scoring.ALL)
+    assert steps_of(back) == steps_of(ordering)
+    for mine, theirs in zip(rationales_of(ordering), rationales_of(back), strict=True):
+        assert theirs.startswith(mine)
+    # Choose K of N comes back as the matching to places it was written as.
+    back = copies[k_of_n.uid]
+    assert back.kind == Kind.MATCHING
+    assert pairs_of(back) == [
+        ("Step 1", "Place 1"),
+        ("Step 2", "Place 2"),
+        ("Step 3", "Place 3"),
+        ("Distractor 1", "Not in the order"),
+        ("Distractor 2", "Not in the order"),
+    ]
+    back = copies[matching.uid]
+    assert back.kind == Kind.MATCHING
+    assert pairs_of(back) == pairs_of(matching)
+    assert [seen(o.text) for o in back.options.all()] == [
+        seen(o.text) for o in matching.options.all()
+    ]
+    assert back.scoring == Scoring.PARTIAL  # Moodle marks each pair
+    back = copies[yes_no.uid]
+    assert pairs_of(back) == [("Statement 1", "Yes"), ("Statement 2", "No"), ("Statement 3", "Yes")]
+    back = copies[kprime.uid]
+    assert (back.kind, back.scoring) == (Kind.YES_NO, Scoring.PARTIAL)
+    assert [(seen(p.prompt), p.is_yes) for p in back.parts.all()] == [
+        (seen(p.prompt), p.is_yes) for p in kprime.parts.all()
+    ]
+    for mine, theirs in zip(rationales_of(kprime), rationales_of(back), strict=True):
+        assert theirs.startswith(mine)
+    back = copies[fill_in.uid]
+    assert back.kind == Kind.FILL_IN
+
+    def blanks(question: Question) -> list[tuple[Any, ...]]:
+        return [
+            (p.accepted_texts, p.number, p.tolerance, p.match_case, p.feedback)
+            for p in question.parts.all()
+        ]
+
+    assert blanks(back) == blanks(fill_in)
+    for mine, theirs in zip(rationales_of(fill_in), rationales_of(back), strict=True):
+        assert theirs.startswith(mine)
+    back = copies[number.uid]
+    assert blanks(back) == blanks(number)
+    assert back.parts.get().unit_list == ["ms", "milliseconds"]
+    back = copies[dropdown.uid]
+    assert back.kind == Kind.DROPDOWN
+
+    def gaps(question: Question) -> list[list[tuple[str, bool]]]:
+        return [
+            [(seen(o.text), o.is_correct) for o in part.options.all()]
+            for part in question.parts.all()
+        ]
+
+    assert gaps(back) == gaps(dropdown)
+    assert "setting_1: [[1]] setting_2: [[2]]" in seen(back.exhibit)
+    copied_cases = {copies[q.uid].case_study for q in case.questions.all()}
+    [copied_case] = copied_cases
+    assert copied_case is not None
+    assert copied_case.title == case.title
+    assert seen(copied_case.scenario) == seen(case.scenario)
+    # Importing the same file again changes nothing and duplicates nothing.
+    _, again = run(capsys, path, "--exam", target.slug)
+    assert (again["imported"], again["updated"], again["unchanged"]) == (0, 0, len(source))
