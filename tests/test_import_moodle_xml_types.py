@@ -265,3 +265,87 @@ def test_amc2moodle_numerical_questions(capsys, exam):
     assert numbers["numfloat"].number == Decimal("3.14159265")
     assert numbers["num2ans"].feedback == [{"answer": "3", "feedback": "No, this is the real part"}]
     assert any("partial credit (50%) for 1.41421356 ± 0.1 is not carried" in line for line in lines)
+
+
+EVIL = (
+    '<script>alert(1)</script><img src="x" onerror="alert(2)"><a href="javascript:alert(3)">x</a>'
+)
+
+
+def test_script_in_every_new_field_is_cleaned(capsys, exam, tmp_path):
+    """Every text of the new types goes through the allow-list (Markdown fields) or loses
+    its tags (a wrong answer's feedback, plain text): no script, handler or javascript link
+    reaches a page."""
+    evil = f"<![CDATA[{EVIL}]]>"
+    text = quiz(
+        '<question type="description"><name><text>Scene</text></name>'
+        f'<questiontext format="html"><text>{evil}Scene</text></questiontext></question>',
+        question(
+            "matching",
+            "M",
+            "".join(
+                f'<subquestion format="html"><text>{evil}P{n}</text>'
+                f"<answer><text>{evil}A{n}</text></answer></subquestion>"
+                for n in (1, 2)
+            ),
+            f"{EVIL}Match",
+        ),
+        question(
+            "ordering",
+            "O",
+            "".join(
+                f'<answer fraction="{n}" format="html"><text>{evil}S{n}</text>'
+                f'<feedback format="html"><text>{evil}</text></feedback></answer>'
+                for n in (1, 2)
+            ),
+        ),
+        question(
+            "kprime",
+            "K",
+            "".join(
+                f'<row number="{n}"><optiontext format="html"><text>{evil}S{n}</text>'
+                f'</optiontext><feedbacktext format="html"><text>{evil}F</text></feedbacktext>'
+                f'</row><weight rownumber="{n}" columnnumber="1"><value>{n - 1}</value></weight>'
+                for n in (1, 2)
+            ),
+        ),
+        question(
+            "shortanswer",
+            "S",
+            '<answer fraction="100"><text>ok</text>'
+            f'<feedback format="html"><text>{evil}Yes</text></feedback></answer>'
+            '<answer fraction="0"><text>no</text>'
+            f'<feedback format="html"><text>{evil}No</text></feedback></answer>',
+        ),
+        question(
+            "gapselect",
+            "G",
+            f"<selectoption><text>{evil}a</text><group>1</group></selectoption>"
+            "<selectoption><text>b</text><group>1</group></selectoption>",
+            f"{EVIL} [[1]]",
+        ),
+        question(
+            "multianswer",
+            "C",
+            "",
+            "{1:MC:=<script>alert(4)</script>a#<img src=x onerror=alert(5)>~b}",
+        ),
+    )
+    path = tmp_path / "evil.xml"
+    path.write_text(text, encoding="utf-8")
+    _, result = run(capsys, path, "--exam", exam.slug)
+    assert (result["imported"], result["errors"]) == (6, [])
+    pages = [case.scenario for case in exam.case_studies.all()]
+    for q in Question.objects.filter(topic__exam=exam).prefetch_related("options", "parts"):
+        pages += [q.stem, q.exhibit]
+        pages += [option.text for option in q.options.all()]
+        pages += [option.rationale.why for option in q.options.select_related("rationale")]
+        for part in q.parts.all():
+            pages += [part.prompt, part.why]
+            assert all("<" not in item["feedback"] for item in part.feedback)
+    assert len(pages) > 20
+    for page in pages:
+        html = str(render_markdown(page)).lower()
+        # As text (a drag box is plain text) it may be shown; never as markup.
+        assert "<script" not in html
+        assert not re.search(r"<[^>]*(onerror|javascript:)", html)

@@ -106,13 +106,17 @@ def test_multiple_response_item_in_qti_2_1_and_3_0(capsys, exam, name):
 
 
 @pytest.mark.parametrize("name", ["qtiworks-text_entry.xml", "cito-text_entry.xml"])
-def test_text_entry_item_is_skipped_with_its_type_and_identifier(capsys, exam, name):
-    _, result = run(capsys, FIXTURES / name, "--exam", exam.slug)
-    assert result["imported"] == 0
-    [skipped] = result["skipped"]
-    assert skipped["type"] == "text entry"
-    assert "textEntry" in skipped["reason"] or "ITM-text_entry" in skipped["reason"]
-    assert not Question.objects.exists()
+def test_text_entry_item_is_a_fill_in(capsys, exam, name):
+    lines, result = run(capsys, FIXTURES / name, "--exam", exam.slug)
+    assert (result["imported"], result["skipped"]) == (1, [])
+    question = Question.objects.get()
+    assert (question.kind, question.scoring) == ("fillin", "all")
+    assert "Now is the winter of our discontent" in seen(question.stem)
+    assert "_____" in seen(question.stem)
+    blank = question.parts.get()
+    # The mapping gives "York" the full mark and "york" half: only "York" is accepted.
+    assert (blank.accepted_texts, blank.match_case) == (["York"], True)
+    assert any("partial credit for 'york' is not carried" in line for line in lines)
 
 
 def test_qti3_modal_feedback_becomes_the_explanation_and_empty_ones_are_ignored(capsys, exam):
@@ -126,16 +130,19 @@ def test_qti3_modal_feedback_becomes_the_explanation_and_empty_ones_are_ignored(
 def test_qtiworks_package_sections_become_topics_in_test_order(capsys, exam):
     path = FIXTURES / "qtiworks-WebDeveloperTest1.zip"
     lines, result = run(capsys, path, "--exam", exam.slug)
-    assert (result["imported"], result["errors"]) == (8, [])
-    [skipped] = result["skipped"]
-    assert skipped["type"] == "several interactions"
-    assert skipped["where"].endswith("qtiworks-WebDeveloperTest1.zip:8")
-    assert "question8.xml, item 'inlineChoice'" in skipped["reason"]
+    assert (result["imported"], result["errors"], result["skipped"]) == (9, [], [])
     assert result["topics_created"] == ["Electronics and Computer Science"]
-    stems = [seen(q.stem) for q in Question.objects.order_by("position")]
-    assert [stem.split()[:2] for stem in stems] == [
-        ["Question", str(n)] for n in (1, 2, 3, 4, 5, 6, 7, 9)
-    ]
+    texts = [seen(q.exhibit or q.stem) for q in Question.objects.order_by("position")]
+    assert [text.split()[:2] for text in texts] == [["Question", str(n)] for n in range(1, 10)]
+    # Question 8's two inline choices: drop-downs in its passage, the empty "choose" line gone.
+    passage = Question.objects.get(kind="dropdown")
+    assert passage.scoring == "partial"
+    assert passage.exhibit.count("[[1]]") == passage.exhibit.count("[[2]]") == 1
+    first, second = passage.parts.all()
+    assert [(o.text, o.is_correct) for o in first.options.all()] == [
+        ("in upper case", False), ("in lower case", True)
+    ]  # fmt: skip
+    assert [o.is_correct for o in second.options.all()] == [False, True, False]
     assert {q.topic.title for q in Question.objects.all()} == {"Electronics and Computer Science"}
     # The image beside the items is stored and shown from our URL. Named .jpg, it is a GIF:
     # its bytes say so, and it is stored and served as one.
@@ -146,8 +153,8 @@ def test_qtiworks_package_sections_become_topics_in_test_order(capsys, exam):
     # Six items share the identifier "choice": they stay six, and a second import updates.
     assert any("'choice' is used by 6 items" in line for line in lines)
     _, again = run(capsys, path, "--exam", exam.slug)
-    assert (again["imported"], again["unchanged"]) == (0, 8)
-    assert Question.objects.count() == 8
+    assert (again["imported"], again["unchanged"]) == (0, 9)
+    assert Question.objects.count() == 9
 
 
 def test_qtiworks_zip_slip_package_is_refused(capsys, exam):
@@ -217,14 +224,16 @@ def test_invalid_choice_item_is_an_error_with_its_place(
     ("interaction", "kind"),
     [
         ('<qti-extended-text-interaction response-identifier="RESPONSE"/>', "extended text"),
-        ('<qti-match-interaction response-identifier="RESPONSE"/>', "match"),
-        ('<qti-order-interaction response-identifier="RESPONSE"/>', "order"),
         ('<qti-hotspot-interaction response-identifier="RESPONSE"/>', "hotspot"),
+        ('<qti-select-point-interaction response-identifier="RESPONSE"/>', "select point"),
         ('<qti-upload-interaction response-identifier="RESPONSE"/>', "upload"),
-        (CHOICE + CHOICE, "several interactions"),
+        ('<qti-drawing-interaction response-identifier="RESPONSE"/>', "drawing"),
+        ('<qti-slider-interaction response-identifier="RESPONSE"/>', "slider"),
+        (CHOICE + '<qti-text-entry-interaction response-identifier="RESPONSE"/>',
+         "several interactions"),
         ("<p>Read this.</p>", "no interaction"),
     ],
-)
+)  # fmt: skip
 def test_other_items_are_skipped_never_half_imported(capsys, exam, tmp_path, interaction, kind):
     path = write(tmp_path, "other.xml", item("other", interaction))
     _, result = run(capsys, path, "--exam", exam.slug)
@@ -349,7 +358,7 @@ def test_dry_run_writes_nothing(capsys, exam):
     _, result = run(
         capsys, FIXTURES / "qtiworks-WebDeveloperTest1.zip", "--exam", exam.slug, "--dry-run"
     )
-    assert (result["imported"], result["dry_run"]) == (8, True)
+    assert (result["imported"], result["dry_run"]) == (9, True)
     assert not Question.objects.exists()
     assert not Topic.objects.filter(title="Electronics and Computer Science").exists()
 

@@ -46,8 +46,10 @@ import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
 
 from questions.bank.checks import MAX_NESTING, TOO_DEEP, nests_deeper_than
+from questions.bank.formats import qti_interactions
 from questions.bank.formats.foreign import (
     HTML_ELEMENTS,
+    ForeignCaseStudy,
     ForeignOption,
     ForeignQuestion,
     ParsedBank,
@@ -55,6 +57,7 @@ from questions.bank.formats.foreign import (
     Skipped,
     to_markdown,
 )
+from questions.bank.formats.qti_names import attribute, name_of
 from questions.media.images import Image, MediaError, check_image, max_bytes
 
 FORMAT = "qti"
@@ -73,49 +76,6 @@ _CHOICE_FEEDBACK = frozenset({"feedbackInline", "feedbackBlock"})
 
 class QtiError(Exception):
     """The file or package cannot be read at all: its message says where and why."""
-
-
-def name_of(element: Element) -> str:
-    """An element's local name in QTI 2.1's spelling: `qti-simple-choice` is `simpleChoice`."""
-    tag = element.tag
-    try:
-        return _names[tag]
-    except KeyError:
-        pass
-    except TypeError:  # not hashable: no tag we know
-        return ""
-    name = _local_name(tag)
-    if len(_names) < _NAMES_KEPT:
-        _names[tag] = name
-    return name
-
-
-# Reading an item asks for the names of its elements many times over (about 80 per item):
-# each tag's name is worked out once. A file is free to invent tags, so only so many are kept.
-_names: dict[object, str] = {}
-_NAMES_KEPT = 4096
-
-
-def _local_name(tag: object) -> str:
-    local = tag.rpartition("}")[2] if isinstance(tag, str) else ""
-    if not local.startswith("qti-"):
-        return local
-    first, *rest = local[4:].split("-")
-    return first + "".join(part.capitalize() for part in rest)
-
-
-def attribute(element: Element, name: str, default: str = "") -> str:
-    """An attribute in 2.1's spelling (`maxChoices`) or 3.0's (`max-choices`)."""
-    value = element.get(name)
-    if value is None:
-        value = element.get(_hyphenated(name))
-    return default if value is None else value
-
-
-@functools.cache
-def _hyphenated(name: str) -> str:
-    """`maxChoices` as `max-choices` (the names asked for are ours: a handful)."""
-    return re.sub(r"([A-Z])", lambda m: "-" + m.group(1).lower(), name)
 
 
 def parse_xml(raw: bytes | str, place: str) -> Element:
@@ -157,12 +117,6 @@ def _without_dtd(raw: bytes | str) -> bool:
     if isinstance(raw, str):
         return "<!DOCTYPE" not in raw
     return b"<!DOCTYPE" not in raw and _ASCII_START.match(raw) is not None
-
-
-def _words(name: str) -> str:
-    """`textEntryInteraction` as "text entry"."""
-    name = name.removesuffix("Interaction")
-    return re.sub(r"([A-Z])", r" \1", name).strip().lower() or "interaction"
 
 
 # Single files -----------------------------------------------------------------------------
@@ -261,6 +215,11 @@ class _Html:
         return f"<{name}{attributes}>{self.inner(element, replace=replace)}</{name}>"
 
 
+# Reads the shared stimulus an item refers to (its href) as a case study, or raises
+# QtiError saying why not.
+StimulusLoader = Callable[[str], ForeignCaseStudy]
+
+
 def read_item(
     root: Element,
     path: str,
@@ -270,10 +229,43 @@ def read_item(
     category: tuple[str, ...] = (),
     bank: ParsedBank | None = None,
     load: ImageLoader | None = None,
+    stimulus: StimulusLoader | None = None,
 ) -> ForeignQuestion | Skipped | ParseError:
     """One `assessmentItem` as a question, or why not. `name` overrides the identity (an
     identifier that repeats in a package); `category` is its section path; `load` reads the
-    images it refers to (in a package) into `bank`'s images."""
+    images it refers to (in a package) into `bank`'s images; `stimulus` its shared stimulus
+    (`assessmentStimulusRef`), which becomes its case study."""
+    result = _read_item(root, path, number, name, category, bank, load)
+    refs = [child for child in root if name_of(child) == "assessmentStimulusRef"]
+    if not refs or not isinstance(result, ForeignQuestion):
+        return result
+    href = attribute(refs[0], "href")
+    if stimulus is None:
+        result.notes.append(
+            f"{path or 'the item'}: its shared stimulus {href} is another file of its package: "
+            "import the package to have it as a case study"
+        )
+        return result
+    try:
+        result.case_study = stimulus(href)
+    except QtiError as error:
+        return ParseError(number, f"{path or 'the item'}: {error}")
+    if len(refs) > 1:
+        result.notes.append(
+            f"{path or 'the item'}: only its first shared stimulus is its case study"
+        )
+    return result
+
+
+def _read_item(
+    root: Element,
+    path: str,
+    number: int,
+    name: str,
+    category: tuple[str, ...],
+    bank: ParsedBank | None,
+    load: ImageLoader | None,
+) -> ForeignQuestion | Skipped | ParseError:
     identifier = root.get("identifier", "")
     title = root.get("title", "")
     place = f"{path + ', ' if path else ''}item {identifier!r}" + (f" ({title})" if title else "")
@@ -287,14 +279,23 @@ def read_item(
     interactions = [el for el in body.iter() if name_of(el).endswith("Interaction")]
     if not interactions:
         return Skipped(number, "no interaction", f"{place}: nothing to answer")
-    if len(interactions) > 1:
-        kinds = ", ".join(_words(name_of(el)) for el in interactions)
-        return Skipped(
-            number, "several interactions", f"{place}: {kinds}; a question has one choice"
-        )
     interaction = interactions[0]
-    if name_of(interaction) != "choiceInteraction":
-        return Skipped(number, _words(name_of(interaction)), f"{place}: not a choice question")
+    if len(interactions) > 1 or name_of(interaction) != "choiceInteraction":
+        out = _Html(bank, load)
+        question = ForeignQuestion(
+            line=number,
+            kind="single",
+            stem="",
+            options=[],
+            name=name or identifier,
+            identifier=identifier,
+            category=category,
+            general_feedback=_explanation(root, body, out, _choice_feedback(body)),
+        )
+        result = qti_interactions.read(root, body, interactions, out, question, place)
+        if isinstance(result, ForeignQuestion):
+            _note_images(result, out, place)
+        return result
     response_id = attribute(interaction, "responseIdentifier")
     declaration = next(
         (
@@ -344,12 +345,8 @@ def read_item(
             )
         )
     max_choices = attribute(interaction, "maxChoices", "1").strip()
-    for reason in dict.fromkeys(out.refused):
-        notes.append(f"{place}: {reason}")
-    for source in dict.fromkeys(out.images):
-        notes.append(f"{place}: image {source} not imported: “[image: …]” stands in its place")
     explanation = _explanation(root, body, out, rationales)
-    return ForeignQuestion(
+    question = ForeignQuestion(
         line=number,
         kind="single" if max_choices == "1" else "multiple",
         stem=to_markdown(stem, "html"),
@@ -360,6 +357,33 @@ def read_item(
         general_feedback=explanation,
         notes=notes,
     )
+    _note_images(question, out, place)
+    return question
+
+
+def _note_images(question: ForeignQuestion, out: _Html, place: str) -> None:
+    for reason in dict.fromkeys(out.refused):
+        question.notes.append(f"{place}: {reason}")
+    for source in dict.fromkeys(out.images):
+        question.notes.append(
+            f"{place}: image {source} not imported: “[image: …]” stands in its place"
+        )
+
+
+def _choice_feedback(body: Element) -> set[int]:
+    """The feedback inside choices (a choice's own, its rationale): not the explanation."""
+    return {
+        id(child)
+        for element in body.iter()
+        if name_of(element) in _CHOICES
+        for child in element
+        if name_of(child) in _CHOICE_FEEDBACK
+    }
+
+
+_CHOICES = frozenset(
+    {"simpleChoice", "inlineChoice", "simpleAssociableChoice", "gapText", "hottext"}
+)
 
 
 def _correct_values(declaration: Element, container: str) -> list[str]:
@@ -538,6 +562,7 @@ def _read_package(archive: zipfile.ZipFile, bank: ParsedBank) -> None:
                 f"item identifier {identifier!r} is used by {count} items: each is known by "
                 "its identifier and file"
             )
+    stimuli: dict[str, ForeignCaseStudy] = {}
     for number, ref, root in parsed:
         if name_of(root) != "assessmentItem":
             bank.errors.append(ParseError(number, f"{ref.path}: not a QTI item"))
@@ -545,12 +570,41 @@ def _read_package(archive: zipfile.ZipFile, bank: ParsedBank) -> None:
         identifier = root.get("identifier", "")
         name = f"{identifier} {ref.path}" if identifiers[identifier] > 1 else identifier
         load = _image_loader(archive, ref.path)
+        read = functools.partial(_read_stimulus, archive, ref.path, bank, stimuli)
         _add(
             bank,
             read_item(
-                root, ref.path, number, name=name, category=ref.category, bank=bank, load=load
+                root,
+                ref.path,
+                number,
+                name=name,
+                category=ref.category,
+                bank=bank,
+                load=load,
+                stimulus=read,
             ),
         )
+
+
+def _read_stimulus(
+    archive: zipfile.ZipFile,
+    item_path: str,
+    bank: ParsedBank,
+    read: dict[str, ForeignCaseStudy],
+    href: str,
+) -> ForeignCaseStudy:
+    """A shared stimulus as a case study, read once per file however many items share it."""
+    path = _resolve(item_path, href, item_path)
+    if path not in read:
+        root = parse_xml(_member(archive, path), path)
+        if name_of(root) != "assessmentStimulus":
+            raise QtiError(f"{path} is no assessment stimulus")
+        body = next((child for child in root if name_of(child) == "stimulusBody"), None)
+        out = _Html(bank, _image_loader(archive, path))
+        scenario = to_markdown(out.inner(body), "html") if body is not None else ""
+        title = " ".join((root.get("title") or root.get("identifier") or "").split())
+        read[path] = ForeignCaseStudy(f"stimulus:{path}", title or "Scenario", scenario)
+    return read[path]
 
 
 def _image_loader(archive: zipfile.ZipFile, item_path: str) -> ImageLoader:

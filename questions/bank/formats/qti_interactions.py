@@ -1,0 +1,518 @@
+"""QTI interactions beyond a single choice, read into our types (`qti.read_item` reads the
+item and a lone choice interaction, and calls `read` for the rest):
+
+- order: its choices are the steps, the correct response's order their places (a choice
+  it leaves out does not belong);
+- match and associate: prompts and a pool, the correct pairs naming each prompt's answer;
+- gapMatch: drop-downs, each gap offering the gap texts; inlineChoice: drop-downs;
+- textEntry: a fill-in blank (texts, or a number with the tolerance its response processing
+  gives);
+- several interactions: one question of several parts when every part fits one type,
+  drop-downs (inline choices, or choices of one answer) or blanks (text entries);
+- what no machine marks (extended text, upload, drawing), what is answered on an image
+  (hotspot, select point, graphic ...) and any other interaction: skipped with the reason.
+
+Scoring follows the response processing: `match_correct` all or nothing, `map_response`
+partial credit (unequal weights noted), anything else read as all or nothing for one part
+and a share per part for several, and noted."""
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Protocol
+from xml.etree.ElementTree import Element
+
+from questions.bank.formats.foreign import (
+    ForeignBlank,
+    ForeignGap,
+    ForeignOption,
+    ForeignPrompt,
+    ForeignQuestion,
+    ForeignScoring,
+    ForeignStep,
+    ParseError,
+    Skipped,
+    number_text,
+    one_line,
+    parse_number,
+    to_markdown,
+)
+from questions.bank.formats.qti_names import attribute, name_of
+
+Parsed = ForeignQuestion | Skipped | ParseError
+DROPDOWN_STEM = "Choose the right answer for each gap."
+_FILL_LINE = "&#95;" * 5
+# Where a gap stood while the text around it is converted (a "[" would be escaped).
+_PLACE = "\ue011{}\ue012"
+_PLACE_BACK = re.compile("\ue011(\\d+)\ue012")
+_FEEDBACK = frozenset({"feedbackInline", "feedbackBlock"})
+
+_PERSON_MARKS = {
+    "extendedTextInteraction": "an extended text is marked by a person: no machine grades it",
+    "uploadInteraction": "an upload is marked by a person: no machine grades it",
+    "drawingInteraction": "a drawing is marked by a person: no machine grades it",
+}
+_ON_AN_IMAGE = frozenset(
+    {
+        "hotspotInteraction",
+        "selectPointInteraction",
+        "graphicOrderInteraction",
+        "graphicGapMatchInteraction",
+        "graphicAssociateInteraction",
+        "positionObjectInteraction",
+    }
+)
+_READ_ALONE = frozenset(
+    {
+        "orderInteraction",
+        "matchInteraction",
+        "associateInteraction",
+        "gapMatchInteraction",
+        "inlineChoiceInteraction",
+        "textEntryInteraction",
+        "choiceInteraction",
+    }
+)
+
+
+_PAIRED = frozenset({"matchInteraction", "associateInteraction", "gapMatchInteraction"})
+
+
+class Content(Protocol):
+    """The item reader's HTML of item content (its images stored on the way)."""
+
+    def inner(self, element: Element, *, replace: dict[int, str] | None = None) -> str: ...
+
+
+def words(name: str) -> str:
+    """`textEntryInteraction` as "text entry"."""
+    name = name.removesuffix("Interaction")
+    return re.sub(r"([A-Z])", r" \1", name).strip().lower() or "interaction"
+
+
+class _Refusal(Exception):
+    def __init__(self, message: str, *, skip_type: str = "") -> None:
+        super().__init__(message)
+        self.skip_type = skip_type
+
+
+def read(
+    root: Element,
+    body: Element,
+    interactions: Sequence[Element],
+    out: Content,
+    question: ForeignQuestion,
+    place: str,
+) -> Parsed:
+    """The item as `question` (its identity, category and explanation already read)."""
+    kinds = [name_of(element) for element in interactions]
+    for kind in kinds:
+        if kind in _PERSON_MARKS:
+            return Skipped(question.line, words(kind), f"{place}: {_PERSON_MARKS[kind]}")
+        if kind in _ON_AN_IMAGE:
+            return Skipped(
+                question.line,
+                words(kind),
+                f"{place}: it is answered on an image's regions, which no question type here has",
+            )
+        if kind not in _READ_ALONE:
+            return Skipped(
+                question.line, words(kind), f"{place}: a {words(kind)} interaction is not read"
+            )
+    noted = len(question.notes)
+    try:
+        if len(interactions) == 1:
+            reader = _ONE[kinds[0]]
+            reader(root, body, interactions[0], out, question)
+            question.scoring, note = _scoring(root, 1, kinds[0] in _PAIRED)
+        else:
+            _several(root, body, interactions, out, question, kinds)
+            question.scoring, note = _scoring(root, len(interactions), False)
+    except _Refusal as refusal:
+        if refusal.skip_type:
+            return Skipped(question.line, refusal.skip_type, f"{place}: {refusal}")
+        return ParseError(question.line, f"{place}: {refusal}")
+    question.notes[noted:] = [f"{place}: {text}" for text in question.notes[noted:]]
+    if note:
+        question.notes.append(f"{place}: {note}")
+    if question.scoring == "partial" and question.kind == "single":
+        question.scoring = "all"
+    return question
+
+
+# Response declarations and processing -------------------------------------------------------
+
+
+def _declaration(root: Element, interaction: Element) -> Element:
+    response_id = attribute(interaction, "responseIdentifier")
+    for child in root:
+        if name_of(child) == "responseDeclaration" and child.get("identifier") == response_id:
+            return child
+    raise _Refusal(f"no responseDeclaration {response_id!r}")
+
+
+def _correct(declaration: Element) -> list[str]:
+    for child in declaration:
+        if name_of(child) == "correctResponse":
+            return [" ".join((v.text or "").split()) for v in child if name_of(v) == "value"]
+    return []
+
+
+def _mapping(declaration: Element) -> list[tuple[str, float, bool]]:
+    """(key, value, case sensitive) of the mapping's entries."""
+    entries = []
+    for entry in declaration.iter():
+        if name_of(entry) == "mapEntry":
+            try:
+                value = float(attribute(entry, "mappedValue", "0"))
+            except ValueError:
+                continue
+            sensitive = attribute(entry, "caseSensitive", "true").strip().lower() != "false"
+            entries.append((" ".join(attribute(entry, "mapKey").split()), value, sensitive))
+    return entries
+
+
+def _right_values(declaration: Element) -> list[str]:
+    """The correct response, or failing one what the mapping scores above 0."""
+    return _correct(declaration) or [key for key, value, _ in _mapping(declaration) if value > 0]
+
+
+def _scoring(root: Element, parts: int, pairs: bool) -> tuple[ForeignScoring, str]:
+    """`pairs`: one interaction whose mapping scores each pair (match, associate, gap match)
+    rather than alternative answers (a text entry's, an inline choice's)."""
+    processing = next((c for c in root if name_of(c) == "responseProcessing"), None)
+    uri = attribute(processing, "template") if processing is not None else ""
+    # 2.1 names a template ".../rptemplates/match_correct", 3.0 ".../match_correct.xml".
+    template = uri.rstrip("/").rpartition("/")[2].removesuffix(".xml")
+    if processing is None or template == "match_correct":
+        return ("all" if parts == 1 else "partial"), ""
+    if template in ("map_response", "map_response_point"):
+        if parts == 1 and not pairs:
+            return "all", ""
+        declarations = [c for c in root if name_of(c) == "responseDeclaration"]
+        values = {value for d in declarations for _, value, _ in _mapping(d) if value > 0}
+        if len(values) > 1:
+            return "partial", (
+                "its mapping's unequal weights are not carried: each part earns an equal share"
+            )
+        return "partial", ""
+    if parts == 1:
+        return "all", "its own response processing is read as all or nothing"
+    return "partial", "its own response processing is read as a share per part"
+
+
+# One interaction ------------------------------------------------------------------------------
+
+
+def _children(element: Element, *names: str) -> list[Element]:
+    return [child for child in element.iter() if name_of(child) in names]
+
+
+def _feedback(choice: Element, out: Content) -> str:
+    parts = [out.inner(child) for child in choice if name_of(child) in _FEEDBACK]
+    return to_markdown(" ".join(parts), "html") if parts else ""
+
+
+def _text_of(choice: Element, out: Content) -> str:
+    """A choice's content without its feedback."""
+    hidden = {id(child): "" for child in choice if name_of(child) in _FEEDBACK}
+    return to_markdown(out.inner(choice, replace=hidden), "html")
+
+
+def _stem(body: Element, interaction: Element, out: Content) -> str:
+    """The item body with the interaction replaced by its prompt."""
+    prompt = next((child for child in interaction if name_of(child) == "prompt"), None)
+    replacement = out.inner(prompt) if prompt is not None else ""
+    return to_markdown(out.inner(body, replace={id(interaction): replacement}), "html")
+
+
+def _order(
+    root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
+) -> None:
+    correct = _correct(_declaration(root, interaction))
+    choices = _children(interaction, "simpleChoice")
+    ids = [choice.get("identifier", "") for choice in choices]
+    unknown = [value for value in correct if value not in ids]
+    if not correct or unknown:
+        raise _Refusal("the order has no correct response naming its choices")
+    question.kind = "ordering"
+    question.stem = _stem(body, interaction, out)
+    question.steps = [
+        ForeignStep(
+            _text_of(choice, out),
+            correct.index(identifier) + 1 if identifier in correct else None,
+            _feedback(choice, out),
+        )
+        for choice, identifier in zip(choices, ids, strict=True)
+    ]
+
+
+def _pairs(declaration: Element) -> list[tuple[str, str]]:
+    pairs = []
+    for value in _right_values(declaration):
+        first, _, second = value.partition(" ")
+        if not second:
+            raise _Refusal(f"the correct response {value!r} is not a pair")
+        pairs.append((first, second))
+    if not pairs:
+        raise _Refusal("no correct response")
+    return pairs
+
+
+def _matching(
+    question: ForeignQuestion,
+    prompts: list[Element],
+    pool: list[Element],
+    pairs: list[tuple[str, str]],
+    out: Content,
+) -> None:
+    pool_ids = [choice.get("identifier", "") for choice in pool]
+    answers: dict[str, list[str]] = {}
+    for source, target in pairs:
+        answers.setdefault(source, []).append(target)
+    question.kind = "matching"
+    question.pool = [ForeignOption(_text_of(choice, out), False) for choice in pool]
+    question.prompts = []
+    for prompt in prompts:
+        identifier = prompt.get("identifier", "")
+        targets = answers.get(identifier, [])
+        if len(targets) != 1 or targets[0] not in pool_ids:
+            raise _Refusal(
+                f"prompt {identifier!r} is matched to {len(targets)} answers: a prompt here "
+                "has one",
+                skip_type="match",
+            )
+        question.prompts.append(
+            ForeignPrompt(_text_of(prompt, out), pool_ids.index(targets[0]), _feedback(prompt, out))
+        )
+    used = Counter(prompt.answer for prompt in question.prompts)
+    question.reuse_answers = any(count > 1 for count in used.values())
+
+
+def _match(
+    root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
+) -> None:
+    sets = [child for child in interaction if name_of(child) == "simpleMatchSet"]
+    if len(sets) != 2:
+        raise _Refusal("a match interaction has two sets of choices")
+    prompts, pool = (_children(s, "simpleAssociableChoice") for s in sets)
+    _matching(question, prompts, pool, _pairs(_declaration(root, interaction)), out)
+    question.stem = _stem(body, interaction, out)
+
+
+def _associate(
+    root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
+) -> None:
+    """Pairs of one set of choices: the choices named first in the pairs are the prompts, the
+    others the pool; a choice named on both sides has no side, and the item is skipped."""
+    choices = _children(interaction, "simpleAssociableChoice")
+    pairs = _pairs(_declaration(root, interaction))
+    firsts = {first for first, _ in pairs}
+    if firsts & {second for _, second in pairs}:
+        raise _Refusal(
+            "a choice is paired on both sides: no prompts and answers to tell apart",
+            skip_type="associate",
+        )
+    prompts = [choice for choice in choices if choice.get("identifier") in firsts]
+    pool = [choice for choice in choices if choice.get("identifier") not in firsts]
+    _matching(question, prompts, pool, pairs, out)
+    question.stem = _stem(body, interaction, out)
+
+
+def _gap_match(
+    root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
+) -> None:
+    if _children(interaction, "gapImg"):
+        raise _Refusal("its choices are images", skip_type="gap match")
+    texts = _children(interaction, "gapText")
+    gaps = _children(interaction, "gap")
+    text_ids = [text.get("identifier", "") for text in texts]
+    right: dict[str, list[str]] = {}
+    for text_id, gap_id in _pairs(_declaration(root, interaction)):
+        right.setdefault(gap_id, []).append(text_id)
+    replace = {id(text): "" for text in texts}
+    question.gaps = []
+    for number, gap in enumerate(gaps, 1):
+        chosen = right.get(gap.get("identifier", ""), [])
+        if len(chosen) != 1 or chosen[0] not in text_ids:
+            raise _Refusal(f"gap {number} has {len(chosen)} right answers: a gap here has one")
+        question.gaps.append(
+            ForeignGap(
+                f"Gap {number}",
+                tuple(
+                    ForeignOption(_text_of(text, out), identifier == chosen[0])
+                    for text, identifier in zip(texts, text_ids, strict=True)
+                ),
+            )
+        )
+        replace[id(gap)] = _PLACE.format(number)
+    prompt = next((child for child in interaction if name_of(child) == "prompt"), None)
+    if prompt is not None:
+        replace[id(prompt)] = ""
+    _as_dropdown(question, body, out, replace, prompt)
+
+
+def _as_dropdown(
+    question: ForeignQuestion,
+    body: Element,
+    out: Content,
+    replace: dict[int, str],
+    prompt: Element | None = None,
+) -> None:
+    question.kind = "dropdown"
+    question.stem = (
+        to_markdown(out.inner(prompt), "html") if prompt is not None else ""
+    ) or DROPDOWN_STEM
+    exhibit = to_markdown(out.inner(body, replace=replace), "html")
+    question.exhibit = _PLACE_BACK.sub(lambda match: f"[[{match.group(1)}]]", exhibit)
+
+
+def _inline(
+    root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
+) -> None:
+    _several(root, body, [interaction], out, question, ["inlineChoiceInteraction"])
+
+
+def _text_entry(
+    root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
+) -> None:
+    _several(root, body, [interaction], out, question, ["textEntryInteraction"])
+
+
+def _choice_alone(
+    root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
+) -> None:
+    raise _Refusal("a lone choice is read by the item reader")  # pragma: no cover
+
+
+_ONE = {
+    "orderInteraction": _order,
+    "matchInteraction": _match,
+    "associateInteraction": _associate,
+    "gapMatchInteraction": _gap_match,
+    "inlineChoiceInteraction": _inline,
+    "textEntryInteraction": _text_entry,
+    "choiceInteraction": _choice_alone,
+}
+
+
+# Several parts ------------------------------------------------------------------------------
+
+
+def _several(
+    root: Element,
+    body: Element,
+    interactions: Sequence[Element],
+    out: Content,
+    question: ForeignQuestion,
+    kinds: Sequence[str],
+) -> None:
+    """Inline choices and choices of one answer: drop-downs. Text entries: blanks."""
+    kinds_set = set(kinds)
+    if kinds_set <= {"inlineChoiceInteraction", "choiceInteraction"}:
+        _dropdowns(root, body, interactions, out, question)
+    elif kinds_set == {"textEntryInteraction"}:
+        _blanks(root, body, interactions, out, question)
+    else:
+        raise _Refusal(
+            f"{', '.join(words(kind) for kind in kinds)}: one question here holds several "
+            "drop-downs or several blanks, not these together",
+            skip_type="several interactions",
+        )
+
+
+def _dropdowns(
+    root: Element,
+    body: Element,
+    interactions: Sequence[Element],
+    out: Content,
+    question: ForeignQuestion,
+) -> None:
+    replace: dict[int, str] = {}
+    question.gaps = []
+    for number, interaction in enumerate(interactions, 1):
+        right = _right_values(_declaration(root, interaction))
+        choices = _children(interaction, "inlineChoice", "simpleChoice")
+        ids = [choice.get("identifier", "") for choice in choices]
+        if len(right) != 1 or right[0] not in ids:
+            raise _Refusal(
+                f"part {number} has {len(right)} right answers: a drop-down has one",
+                skip_type=words(name_of(interaction)),
+            )
+        label = f"Gap {number}"
+        prompt = next((child for child in interaction if name_of(child) == "prompt"), None)
+        if prompt is not None:
+            label = one_line(re.sub(r"<[^>]*>", " ", out.inner(prompt))) or label
+        offered = [
+            ForeignOption(_text_of(choice, out), identifier == right[0], _feedback(choice, out))
+            for choice, identifier in zip(choices, ids, strict=True)
+        ]
+        # An empty choice is the drop-down's "choose..." line: ours shows its own.
+        question.gaps.append(ForeignGap(label, tuple(o for o in offered if o.text or o.correct)))
+        mark = _PLACE.format(number)
+        if name_of(interaction) == "choiceInteraction":
+            shown = out.inner(prompt) if prompt is not None else ""
+            replace[id(interaction)] = f"<p>{shown} {mark}</p>"
+        else:
+            replace[id(interaction)] = mark
+    _as_dropdown(question, body, out, replace)
+
+
+def _tolerance(root: Element) -> str:
+    """An absolute tolerance the response processing compares with (`equal`'s `tolerance`)."""
+    for element in root.iter():
+        if name_of(element) == "equal" and attribute(element, "toleranceMode") == "absolute":
+            return attribute(element, "tolerance").split(" ")[0]
+    return ""
+
+
+def _blanks(
+    root: Element,
+    body: Element,
+    interactions: Sequence[Element],
+    out: Content,
+    question: ForeignQuestion,
+) -> None:
+    replace: dict[int, str] = {}
+    question.blanks = []
+    several = len(interactions) > 1
+    for number, interaction in enumerate(interactions, 1):
+        declaration = _declaration(root, interaction)
+        label = f"Blank {number}" if several else "Answer"
+        numeric = attribute(declaration, "baseType") in ("float", "integer")
+        correct = _correct(declaration)
+        mapping = _mapping(declaration)
+        best = max((value for _, value, _ in mapping), default=0.0)
+        mapped = [
+            (key, sensitive) for key, value, sensitive in mapping if value > 0 and value == best
+        ]
+        for key, value, _ in mapping:
+            if 0 < value < best and key not in correct:
+                question.notes.append(
+                    f"blank {number}: partial credit for {key!r} is not carried: it is not accepted"
+                )
+        if numeric:
+            numbers = {parse_number(value) for value in correct + [k for k, _ in mapped]}
+            right = numbers.pop() if len(numbers) == 1 else None
+            if right is None:
+                raise _Refusal(f"blank {number} needs one right number")
+            tolerance = abs(parse_number(_tolerance(root) or "0") or Decimal(0))
+            question.blanks.append(ForeignBlank(label, number=right, tolerance=tolerance))
+            if tolerance:
+                question.notes.append(
+                    f"blank {number}: the tolerance {number_text(tolerance)} is read from "
+                    "its response processing"
+                )
+        else:
+            texts = correct + [key for key, _ in mapped]
+            accepted = list(dict.fromkeys(one_line(value) for value in texts))
+            if not accepted or "" in accepted:
+                raise _Refusal(f"blank {number} has no right answer of one line")
+            match_case = all(sensitive for _, sensitive in mapped) if mapped else True
+            question.blanks.append(
+                ForeignBlank(label, accepted=tuple(accepted), match_case=match_case)
+            )
+        replace[id(interaction)] = f"{_FILL_LINE} ({number})" if several else _FILL_LINE
+    question.kind = "fillin"
+    question.stem = to_markdown(out.inner(body, replace=replace), "html")
