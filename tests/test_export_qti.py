@@ -68,6 +68,13 @@ def processing(item: Element) -> Element:
     return found
 
 
+def outcome_default(item: Element, identifier: str) -> str:
+    [declaration] = [
+        d for d in item.findall(q("qti-outcome-declaration")) if d.get("identifier") == identifier
+    ]
+    return declaration.findtext(q("qti-default-value/qti-value")) or ""
+
+
 def tags(element: Element) -> list[str]:
     return [child.tag.rpartition("}")[2] for child in element.iter()]
 
@@ -93,6 +100,8 @@ def test_ordering_is_an_order_interaction_with_its_order(tmp_path):
     rule = processing(item).find(q("qti-response-condition/qti-response-if/qti-match"))
     assert rule is not None
     assert tags(rule)[1:] == ["qti-variable", "qti-correct"]
+    assert processing(item).get("template", "").endswith("/rptemplates/match_correct.xml")
+    assert outcome_default(item, "MAXSCORE") == "1"
 
 
 def test_choose_k_of_n_orders_k_steps_with_partial_credit_per_place(tmp_path):
@@ -108,9 +117,9 @@ def test_choose_k_of_n_orders_k_steps_with_partial_credit_per_place(tmp_path):
         for rule in rules
     ]
     assert places == [("1", "S1"), ("2", "S2"), ("3", "S3")]
-    divide = processing(item).find(q("qti-set-outcome-value/qti-divide"))
-    assert divide is not None
-    assert divide.findtext(q("qti-base-value")) == "3"
+    # A point per step in its place, of the three there are.
+    assert outcome_default(item, "MAXSCORE") == "3"
+    assert processing(item).get("template") is None
 
 
 def test_matching_is_a_match_interaction_with_distractors_and_reuse(tmp_path):
@@ -152,8 +161,14 @@ def test_yes_no_series_is_a_tabular_match_of_statements_to_yes_and_no(tmp_path):
     assert [c.get("identifier") for c in answers] == ["YES", "NO"]
     assert [c.text for c in statements] == ["Statement 1", "Statement 2", "Statement 3"]
     assert correct(item) == ["S1 YES", "S2 NO", "S3 YES"]
-    members = processing(item).findall(q("qti-response-condition/qti-response-if/qti-member"))
-    assert [m.findtext(q("qti-base-value")) for m in members] == ["S1 YES", "S2 NO", "S3 YES"]
+    # Partial credit: a point per statement judged right, by the response's mapping.
+    entries = [
+        (e.get("map-key"), e.get("mapped-value")) for e in item.iter(f"{{{QTI3}}}qti-map-entry")
+    ]
+    assert entries == [("S1 YES", "1"), ("S2 NO", "1"), ("S3 YES", "1")]
+    assert processing(item).get("template", "").endswith("/rptemplates/map_response.xml")
+    assert processing(item).find(q("qti-set-outcome-value/qti-map-response")) is not None
+    assert outcome_default(item, "MAXSCORE") == "3"
     assert feedback_text(item, "S3") == "Part 3 is so because of the scenario."
 
 
@@ -241,11 +256,12 @@ def test_partial_credit_of_select_all_is_a_mapping(tmp_path):
         (e.get("map-key"), e.get("mapped-value")) for e in item.iter(f"{{{QTI3}}}qti-map-entry")
     ]
     wrongs = choice.options.count() - 2
-    assert entries == [("A", "0.5"), ("B", "0.5")] + [
-        (chr(ord("C") + n), "-0.5") for n in range(wrongs)
-    ]
-    otherwise = processing(item).find(q("qti-response-condition/qti-response-else"))
-    assert otherwise.find(q("qti-set-outcome-value/qti-map-response")) is not None
+    # A point per correct option ticked, one off per wrong one, of the two there are.
+    assert entries == [("A", "1"), ("B", "1")] + [(chr(ord("C") + n), "-1") for n in range(wrongs)]
+    [mapping] = item.iter(f"{{{QTI3}}}qti-mapping")
+    assert mapping.get("lower-bound") == "0"
+    assert processing(item).get("template", "").endswith("/rptemplates/map_response.xml")
+    assert outcome_default(item, "MAXSCORE") == "2"
 
 
 def test_markup_in_every_type_is_sanitised(tmp_path):

@@ -7,8 +7,9 @@ with its correct response; each option's rationale is a `qti-feedback-inline` sh
 chosen options (a `qti-feedback-block` when it is more than inline content, paragraphs or a
 list, which the schema does not allow in the former). The types made of parts are written by
 `qti_parts`, their rationales shown after any answer. The explanation is a
-`qti-modal-feedback`. The response processing scores the item, all or nothing or with a
-share per part (`scoring`), and sets the outcomes those feedbacks show on. Markdown is
+`qti-modal-feedback`. The response processing scores the item in points, all or nothing
+or a point per part (`scoring`), MAXSCORE the most there are, naming the standard template
+it follows where one does, and sets the outcomes those feedbacks show on. Markdown is
 rendered to HTML as on our pages and written as XHTML in the QTI namespace.
 
 A question of a case study refers to its scenario, `stimuli/<identifier>.xml`, with a
@@ -81,12 +82,27 @@ def item_xml(question: dict[str, Any], stimulus: Stimulus | None = None) -> byte
     else:
         root.extend(parts.declarations)
         cardinality = "multiple"
+    # SCORE counts points: 1 for a right answer, or with partial credit one per part right
+    # (per correct option of a select-all-that-apply question); MAXSCORE is the most there
+    # are, and SCORE / MAXSCORE the share of the mark.
+    most = _max_score(question, parts)
     score = SubElement(
         root,
         "qti-outcome-declaration",
-        {"identifier": "SCORE", "cardinality": "single", "base-type": "float"},
+        {
+            "identifier": "SCORE",
+            "cardinality": "single",
+            "base-type": "float",
+            "normal-maximum": most,
+        },
     )
     value(SubElement(score, "qti-default-value"), "qti-value", "0")
+    maximum = SubElement(
+        root,
+        "qti-outcome-declaration",
+        {"identifier": "MAXSCORE", "cardinality": "single", "base-type": "float"},
+    )
+    value(SubElement(maximum, "qti-default-value"), "qti-value", most)
     # FEEDBACK holds the feedbacks shown in the body: the chosen options' (of a choice),
     # the parts' rationales (of the others); FEEDBACKMODAL the modal feedbacks shown after
     # any answer.
@@ -159,19 +175,15 @@ def _choice_declaration(root: Element, question: dict[str, Any]) -> list[str]:
     for cid in correct:
         value(values, "qti-value", cid)
     if question.get("scoring") == "partial":
-        # Each correct option ticked earns its share, each wrong one takes as much away.
-        wrongs = len(options) - len(correct)
-        mapping = SubElement(
-            response,
-            "qti-mapping",
-            {"default-value": "0", "lower-bound": "0", "upper-bound": "1"},
-        )
+        # A point per correct option ticked, one off per wrong one (never below 0): the
+        # template map_response.
+        mapping = SubElement(response, "qti-mapping", {"default-value": "0", "lower-bound": "0"})
         for cid, option in zip(choice_ids, options, strict=True):
-            share = 1 / len(correct) if option["correct"] else -1 / len(correct)
-            if option["correct"] or wrongs:
-                SubElement(
-                    mapping, "qti-map-entry", {"map-key": cid, "mapped-value": f"{share:.6g}"}
-                )
+            SubElement(
+                mapping,
+                "qti-map-entry",
+                {"map-key": cid, "mapped-value": "1" if option["correct"] else "-1"},
+            )
     return correct
 
 
@@ -194,40 +206,58 @@ def _choice_interaction(body: Element, question: dict[str, Any], correct: list[s
 
 
 def _choice_processing(root: Element, modal_keys: list[str]) -> None:
-    processing = SubElement(root, "qti-response-processing")
-    match = Element("qti-match")
-    variable(match, "RESPONSE")
-    SubElement(match, "qti-correct", {"identifier": "RESPONSE"})
-    otherwise = _all_or_nothing(processing, match)
     if root.find("qti-response-declaration/qti-mapping") is not None:
-        # The mapping's shares: a full answer scores 1, not 0.999999 of three thirds.
-        outcome = otherwise.find("qti-set-outcome-value")
-        assert outcome is not None
-        outcome.clear()
-        outcome.set("identifier", "SCORE")
+        processing = _processing(root, "map_response")
+        outcome = SubElement(processing, "qti-set-outcome-value", {"identifier": "SCORE"})
         SubElement(outcome, "qti-map-response", {"identifier": "RESPONSE"})
+    else:
+        processing = _processing(root, "match_correct")
+        match = Element("qti-match")
+        variable(match, "RESPONSE")
+        SubElement(match, "qti-correct", {"identifier": "RESPONSE"})
+        _all_or_nothing(processing, match)
     feedback = SubElement(processing, "qti-set-outcome-value", {"identifier": "FEEDBACK"})
     variable(feedback, "RESPONSE")
     _show_modal(processing, modal_keys)
 
 
-def _all_or_nothing(processing: Element, condition: Element) -> Element:
-    """SCORE 1 when the condition holds, else 0. Returns the else branch."""
+# The standard response processing templates, which the rules written out do the work of.
+TEMPLATES = "https://purl.imsglobal.org/spec/qti/v3p0/rptemplates/"
+
+
+def _processing(root: Element, template: str = "") -> Element:
+    """The item's response processing, naming the standard template its score follows (the
+    rules are written out too, with the feedback's, and a player prefers them)."""
+    attributes = {"template": f"{TEMPLATES}{template}.xml"} if template else {}
+    return SubElement(root, "qti-response-processing", attributes)
+
+
+def _max_score(question: dict[str, Any], parts: Parts | None) -> str:
+    if question.get("scoring") != "partial":
+        return "1"
+    if parts is None:
+        return str(sum(1 for option in question["options"] if option["correct"]))
+    return str(len(parts.right))
+
+
+def _all_or_nothing(processing: Element, condition: Element) -> None:
+    """SCORE 1 when the condition holds, else 0."""
     rule = SubElement(processing, "qti-response-condition")
     branch = SubElement(rule, "qti-response-if")
     branch.append(condition)
-    otherwise = SubElement(rule, "qti-response-else")
-    for parent, score in ((branch, "1"), (otherwise, "0")):
+    for parent, score in ((branch, "1"), (SubElement(rule, "qti-response-else"), "0")):
         outcome = SubElement(parent, "qti-set-outcome-value", {"identifier": "SCORE"})
         base_value(outcome, "float", score)
-    return otherwise
 
 
 def _parts_processing(root: Element, parts: Parts, partial: bool, modal_keys: list[str]) -> None:
-    """The score from the parts' conditions: with partial credit each part right adds one
-    and the sum is divided by their number; otherwise 1 when the whole response is right."""
-    processing = SubElement(root, "qti-response-processing")
-    if partial:
+    """The score from the parts' conditions: with partial credit a point per part right;
+    otherwise 1 when the whole response is right."""
+    processing = _processing(root, parts.template)
+    if parts.template == "map_response":
+        outcome = SubElement(processing, "qti-set-outcome-value", {"identifier": "SCORE"})
+        SubElement(outcome, "qti-map-response", {"identifier": "RESPONSE"})
+    elif partial:
         for condition in parts.right:
             rule = SubElement(processing, "qti-response-condition")
             branch = SubElement(rule, "qti-response-if")
@@ -236,10 +266,6 @@ def _parts_processing(root: Element, parts: Parts, partial: bool, modal_keys: li
             total = SubElement(outcome, "qti-sum")
             variable(total, "SCORE")
             base_value(total, "float", "1")
-        outcome = SubElement(processing, "qti-set-outcome-value", {"identifier": "SCORE"})
-        share = SubElement(outcome, "qti-divide")
-        variable(share, "SCORE")
-        base_value(share, "float", str(len(parts.right)))
     else:
         whole = parts.whole
         if whole is None:

@@ -47,6 +47,9 @@ class Parts:
     # condition holds (a common wrong answer given).
     shown: list[str] = field(default_factory=list)
     when: list[tuple[Element, str]] = field(default_factory=list)
+    # One interaction, all of whose parts a standard template scores: "match_correct" (all
+    # or nothing) or "map_response" (the response's mapping: a point per pair right).
+    template: str = ""
 
     def rationale(self, identifier: str, element: dict[str, Any]) -> None:
         """A part's rationale as a feedback block under the interaction."""
@@ -58,7 +61,11 @@ class Parts:
 
 
 def parts_of(question: dict[str, Any]) -> Parts:
-    return _BUILDERS[question["kind"]](question)
+    parts = _BUILDERS[question["kind"]](question)
+    partial = question.get("scoring") == "partial"
+    if parts.whole is not None and not partial:
+        parts.template = "match_correct"
+    return parts
 
 
 def _declaration(identifier: str, cardinality: str, base_type: str, correct: list[str]) -> Element:
@@ -117,11 +124,19 @@ def _pairs(
     answers: list[tuple[str, str]],
     correct: list[str],
     reuse: bool,
+    partial: bool,
     tabular: bool = False,
 ) -> None:
     """A match interaction of prompts to answers, (identifier, inline HTML) each, its
     response the directed pairs "prompt answer"."""
-    parts.declarations.append(_declaration("RESPONSE", "multiple", "directedPair", correct))
+    declaration = _declaration("RESPONSE", "multiple", "directedPair", correct)
+    if partial:
+        # A point per pair right, none for a wrong one: the template map_response.
+        mapping = SubElement(declaration, "qti-mapping", {"default-value": "0", "lower-bound": "0"})
+        for pair in correct:
+            SubElement(mapping, "qti-map-entry", {"map-key": pair, "mapped-value": "1"})
+        parts.template = "map_response"
+    parts.declarations.append(declaration)
     attributes = {
         "response-identifier": "RESPONSE",
         "shuffle": "false" if tabular else "true",
@@ -153,7 +168,8 @@ def _matching(question: dict[str, Any]) -> Parts:
     prompts = [(f"P{n}", _inline(p["text"])) for n, p in enumerate(question["prompts"], 1)]
     pool = [(f"A{n}", _inline(a["text"])) for n, a in enumerate(question["pool"], 1)]
     correct = [f"P{n} A{p['answer']}" for n, p in enumerate(question["prompts"], 1)]
-    _pairs(parts, prompts, pool, correct, bool(question.get("reuse_answers")))
+    reuse = bool(question.get("reuse_answers"))
+    _pairs(parts, prompts, pool, correct, reuse, question.get("scoring") == "partial")
     for n, prompt in enumerate(question["prompts"], 1):
         parts.rationale(f"P{n}", prompt)
     for n, answer in enumerate(question["pool"], 1):
@@ -166,7 +182,8 @@ def _yes_no(question: dict[str, Any]) -> Parts:
     statements = question["statements"]
     rows = [(f"S{n}", _inline(s["text"])) for n, s in enumerate(statements, 1)]
     correct = [f"S{n} {YES if s['answer'] == 'yes' else NO}" for n, s in enumerate(statements, 1)]
-    _pairs(parts, rows, [(YES, "Yes"), (NO, "No")], correct, reuse=True, tabular=True)
+    partial = question.get("scoring") == "partial"
+    _pairs(parts, rows, [(YES, "Yes"), (NO, "No")], correct, True, partial, tabular=True)
     for n, statement in enumerate(statements, 1):
         parts.rationale(f"S{n}", statement)
     return parts
