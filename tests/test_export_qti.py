@@ -1,7 +1,9 @@
 """`export_bank --format qti3`: every item type as a QTI 3.0 interaction, with the answer key,
 the scoring and the rationales a QTI player needs, and case studies as shared stimuli."""
 
+import html
 import posixpath
+import re
 import zipfile
 from typing import Any
 from xml.etree.ElementTree import Element
@@ -10,10 +12,12 @@ import pytest
 from django.core.management import call_command
 
 from questions.bank.formats import qti
+from questions.markup import render_markdown
 from questions.media import images as media
 from questions.models import CaseStudy, Kind, Option, Part, Question, Scoring
 from tests import items
-from tests.factories import QuestionFactory
+from tests.factories import ExamFactory, QuestionFactory
+from tests.foreign_files import run
 from tests.test_media import png
 
 pytestmark = pytest.mark.django_db
@@ -308,3 +312,87 @@ def test_images_of_parts_and_scenarios_are_files_of_the_package(tmp_path):
     }
     assert f"media/{in_prompt.file_name}" in resources[f"items/{question.uid}.xml"]
     assert f"media/{in_scenario.file_name}" in resources[stimulus_path]
+
+
+# Read back into an empty exam ------------------------------------------------------------
+
+
+def seen(markdown: str) -> str:
+    """What a learner reads of it: the rendered text, spaces made one."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", str(render_markdown(markdown)))).split())
+
+
+def pairs_of(question: Question) -> list[tuple[str, str]]:
+    return [
+        (seen(part.prompt), seen(part.answer.text) if part.answer else "")
+        for part in question.parts.select_related("answer")
+    ]
+
+
+def test_what_is_exported_reads_back_into_an_empty_exam(tmp_path, capsys):
+    ordering, k_of_n, matching, yes_no, fill_in, dropdown = items.every_type()
+    topic = ordering.topic
+    Question.objects.filter(pk=yes_no.pk).update(scoring=Scoring.PARTIAL)
+    case = items.case_study(topic, questions=2)
+    source = list(Question.objects.order_by("position", "uid"))
+    path = tmp_path / "bank.zip"
+    call_command("export_bank", "--format", "qti3", "-o", str(path))
+    target = ExamFactory(slug="round-trip")
+    _, result = run(capsys, path, "--exam", target.slug)
+    assert (result["imported"], result["skipped"], result["errors"]) == (len(source), [], [])
+    copies = dict(
+        zip(
+            [q.uid for q in source],
+            Question.objects.filter(topic__exam=target).order_by("position"),
+            strict=True,
+        )
+    )
+    for original in source:
+        copy = copies[original.uid]
+        shown = copy.exhibit if original.kind == Kind.DROPDOWN else copy.stem
+        assert seen(shown).startswith(seen(original.stem))
+        assert seen(original.explanation) in seen(copy.explanation)
+        assert copy.topic.title == original.topic.title
+
+    def steps(question: Question) -> list[tuple[str, int | None, str]]:
+        rows = question.options.select_related("rationale").order_by("position")
+        return [(seen(o.text), o.order, seen(o.rationale.why)) for o in rows]
+
+    back = copies[ordering.uid]
+    assert (back.kind, back.scoring) == (Kind.ORDERING, Scoring.ALL)
+    assert steps(back) == steps(ordering)
+    back = copies[k_of_n.uid]
+    assert back.kind == Kind.ORDERING
+    assert steps(back) == steps(k_of_n)  # the distractors without a place
+    back = copies[matching.uid]
+    assert (back.kind, back.scoring) == (Kind.MATCHING, Scoring.ALL)
+    assert pairs_of(back) == pairs_of(matching)
+    assert [seen(o.text) for o in back.options.all()] == [
+        seen(o.text) for o in matching.options.all()
+    ]
+    # A yes/no series comes back as the matching of statements to Yes and No it is.
+    back = copies[yes_no.uid]
+    assert (back.kind, back.scoring) == (Kind.MATCHING, Scoring.PARTIAL)
+    assert pairs_of(back) == [("Statement 1", "Yes"), ("Statement 2", "No"), ("Statement 3", "Yes")]
+    back = copies[fill_in.uid]
+    assert back.kind == Kind.FILL_IN
+    assert [(p.accepted_texts, p.number, p.tolerance, p.match_case) for p in back.parts.all()] == [
+        (p.accepted_texts, p.number, p.tolerance, p.match_case) for p in fill_in.parts.all()
+    ]
+    back = copies[dropdown.uid]
+    assert back.kind == Kind.DROPDOWN
+
+    def gaps(question: Question) -> list[list[tuple[str, bool]]]:
+        return [
+            [(seen(o.text), o.is_correct) for o in part.options.all()]
+            for part in question.parts.all()
+        ]
+
+    assert gaps(back) == gaps(dropdown)
+    assert "setting_1: [[1]] setting_2: [[2]]" in seen(back.exhibit)
+    [copied_case] = {copies[q.uid].case_study for q in case.questions.all()}
+    assert copied_case is not None
+    assert copied_case.title == case.title
+    assert seen(copied_case.scenario) == seen(case.scenario)
+    _, again = run(capsys, path, "--exam", target.slug)
+    assert (again["imported"], again["updated"], again["unchanged"]) == (0, 0, len(source))
