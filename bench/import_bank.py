@@ -13,11 +13,13 @@ of the format, N questions of the types beyond choice in turn (ordering with dec
 with a distractor, yes/no, fill-in texts and numbers, drop-downs in an exhibit), a case study
 per 20 of them, twice too. Then the first bank as a
 GIFT file (a $CATEGORY per topic, names, feedback) goes through `questions.bank.foreign_import`
-into an exam, twice; and as a QTI 3.0 content package (our own export: a section per topic, an
-item per question), twice. It only prints; it never fails on time. Each import is given in
-wall-clock seconds and in the CPU seconds of the process: on a machine shared with other work,
-the CPU time is the steadier figure to compare runs with. The imports run without Django's
-recording of each statement's SQL, as in production (`counted_queries`).
+into an exam, twice; then a GIFT file of every GIFT type in turn (choice, matching, numerical,
+short answer, missing word), twice; and the first bank as a QTI 3.0 content package (our own
+export: a section per topic, an item per question), twice. It only prints; it never fails on
+time. Each import is given in wall-clock seconds and in the CPU seconds of the process: on a
+machine shared with other work, the CPU time is the steadier figure to compare runs with. The
+imports run without Django's recording of each statement's SQL, as in production
+(`counted_queries`).
 
 Django's settings can be configured once per process, so each database is measured in a
 child process of this script (`--backend sqlite` / `--backend postgres`); the parent prints a
@@ -388,6 +390,53 @@ def measure_gift(backend: str, questions: int) -> None:
     measure_foreign(backend, questions, "GIFT", "file", "bench.gift", raw, GIFT_TARGET_SECONDS)
 
 
+def make_mixed_gift(questions: int) -> str:
+    """A GIFT bank of every type GIFT has, in turn: multiple choice, matching (three pairs and
+    a distractor), numerical (a tolerance, a wrong answer with feedback), short answer (two
+    accepted, a wrong one with feedback) and missing word (a drop-down in the sentence), a
+    $CATEGORY per 500 questions."""
+    chunks: list[str] = []
+    for n in range(questions):
+        if n % 500 == 0:
+            chunks.append(f"$CATEGORY: $course$/top/Mixed {n // 500 + 1}")
+        name = f"::mixed-{n:05d}::"
+        kind = n % 5
+        if kind == 0:
+            chunks.append(
+                f"{name}Which protocol resolves name {n}?{{=DNS#It resolves names. "
+                "~ARP#It resolves addresses. ~NTP#It sets clocks.####DNS resolves names.}"
+            )
+        elif kind == 1:
+            chunks.append(
+                f"{name}Match each service {n} with its port.{{=DNS -> 53 =HTTPS -> 443 "
+                "=SSH -> 22 = -> 80}"
+            )
+        elif kind == 2:
+            chunks.append(
+                f"{name}How many hosts does a /{24 + n % 6} hold?"
+                f"{{#={2 ** (8 - n % 6) - 2}:0#Right. ~%0%{2 ** (8 - n % 6)}#Not the network "
+                "and broadcast addresses.}"
+            )
+        elif kind == 3:
+            chunks.append(
+                f"{name}Which command {n} saves the configuration?{{=copy run start"
+                "#Yes. =write memory =%0%reload#That loses it.}"
+            )
+        else:
+            chunks.append(
+                f"{name}OSPF {n} runs in area {{~1 =0#The backbone. ~2}} on the backbone."
+            )
+    return "\n\n".join(chunks) + "\n"
+
+
+def measure_mixed_gift(backend: str, questions: int) -> None:
+    """Time a GIFT file of every GIFT type (a fifth each) through the foreign import."""
+    raw = make_mixed_gift(questions).encode()
+    measure_foreign(
+        backend, questions, "GIFT", "mixed-type file", "mixed.gift", raw, GIFT_TARGET_SECONDS
+    )
+
+
 def measure_qti(backend: str, questions: int) -> None:
     """Time a QTI 3.0 package of the same bank (written by our exporter) through the
     foreign-import pipeline: unzipping and parsing every item, then the import, then again."""
@@ -400,12 +449,15 @@ def measure_qti(backend: str, questions: int) -> None:
 def measure_foreign(
     backend: str, questions: int, name: str, noun: str, file_name: str, raw: bytes, target: int
 ) -> None:
+    from django.utils.text import slugify
+
     from questions.bank.foreign_import import import_foreign, read_source
     from questions.models import Exam
 
     label = f"{backend:<8}"
     file_format = name.lower()
-    exam = Exam.objects.create(slug=f"bench-{file_format}", code=name, title=f"{name} benchmark")
+    slug = slugify(f"bench-{file_format}-{noun}")
+    exam = Exam.objects.create(slug=slug, code=name, title=f"{name} {noun} benchmark")
     print(f"{label} {name} {noun}: {questions:,} questions, {len(raw) / 1e6:.1f} MB", flush=True)
     for attempt in ("import", "re-import unchanged"):
         with counted_queries() as queries:
@@ -418,10 +470,11 @@ def measure_foreign(
             cpu = time.process_time() - cpu
         aim = f"  [target: under {target} s]" if attempt == "import" else ""
         print(
-            f"{label} {name} {attempt}: {end - started:6.2f} s (read {parsed - started:.2f} s, "
-            f"check and write {end - parsed:.2f} s; CPU {cpu:.2f} s), {report.imported:,} "
-            f"created, {report.updated:,} updated, {report.unchanged:,} unchanged, "
-            f"{len(report.errors)} errors, {queries.count:,} SQL queries{aim}",
+            f"{label} {name} {noun} {attempt}: {end - started:6.2f} s "
+            f"(read {parsed - started:.2f} s, check and write {end - parsed:.2f} s; "
+            f"CPU {cpu:.2f} s), {report.imported:,} created, {report.updated:,} updated, "
+            f"{report.unchanged:,} unchanged, {len(report.errors)} errors, "
+            f"{queries.count:,} SQL queries{aim}",
             flush=True,
         )
 
@@ -572,6 +625,7 @@ def measure(backend: str, questions: int) -> Result:
     )
     measure_items(backend, questions)
     measure_gift(backend, questions)
+    measure_mixed_gift(backend, questions)
     measure_qti(backend, questions)
     return Result(backend, questions, first[0], again[0], first[1], again[1])
 

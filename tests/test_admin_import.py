@@ -47,11 +47,16 @@ def test_gift_preview_shows_each_question_and_the_skipped_ones(curator, exam):
     assert response.status_code == 200
     text = response.text
     assert "Preview of bank.gift (GIFT)" in text
-    assert "4 questions to import:" in text
-    assert "4 created, 0 updated, 0 unchanged" in text
+    assert "8 questions to import:" in text
+    assert "8 created, 0 updated, 0 unchanged" in text
     assert "multiple (select all that apply)" in text
     assert "true/false" in text
     assert "single answer" in text
+    # The other types, each named, with what is right.
+    assert "· matching" in text
+    assert "· fill-in (text or number)" in text
+    assert "✔ Correct: An activity supporting asynchronous discussions. → Forum" in text
+    assert "✔ Correct: Answer: Frog" in text
     assert "What's between orange and green in the spectrum?" in text
     assert "✔ Correct: yellow" in text
     assert "✘ Wrong: red" in text
@@ -59,9 +64,8 @@ def test_gift_preview_shows_each_question_and_the_skipped_ones(curator, exam):
     assert "topic “Imported”" in text
     assert "will be created" in text
     # What is skipped, with its place and reason.
-    assert "<code>bank.gift:5</code></td><td>matching</td>" in text
-    assert "<code>bank.gift:31</code></td><td>numerical</td>" in text
-    assert "Import 4 questions" in text
+    assert "<code>bank.gift:2</code></td><td>essay</td>" in text
+    assert "Import 8 questions" in text
     assert Question.objects.count() == 0
     assert not Topic.objects.filter(slug="imported").exists()
 
@@ -72,7 +76,8 @@ def test_qti_package_preview_shows_topics_feedback_and_explanations(curator, exa
     assert response.status_code == 200
     text = response.text
     assert "(IMS/1EdTech QTI)" in text
-    assert "<code>web.zip:8</code></td><td>" in text  # the text entry item, skipped
+    assert "9 questions to import:" in text  # question 8's two inline choices among them
+    assert "· drop-downs in an exhibit" in text
     assert "General feedback:</strong> <p>" in text or "General feedback:</strong> <em>none" in text
     assert "✔ Correct:" in text
     assert Question.objects.count() == 0
@@ -86,14 +91,14 @@ def test_confirmation_imports_the_previewed_file_in_review(curator, exam):
     assert Question.objects.count() == 0
     done = curator.post(IMPORT, {"token": token_of(response)}, follow=True)
     assert done.status_code == 200
-    assert "Imported bank.gift: 4 created, 0 updated, 0 unchanged; 5 skipped." in done.text
+    assert "Imported bank.gift: 8 created, 0 updated, 0 unchanged; 1 skipped." in done.text
     questions = Question.objects.all()
-    assert questions.count() == 4
+    assert questions.count() == 8
     assert {question.status for question in questions} == {Status.REVIEW}
     assert {question.topic_id for question in questions} == {general.pk}
     # The same file again: a preview of unchanged questions.
     again = preview(curator, "bank.gift", raw, exam=exam.slug, topic=str(general.pk))
-    assert "0 created, 0 updated, 4 unchanged" in again.text
+    assert "0 created, 0 updated, 8 unchanged" in again.text
 
 
 def test_a_confirmation_token_is_the_curators_own_and_not_reusable(curator, client, exam):

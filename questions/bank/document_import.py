@@ -22,6 +22,7 @@ from questions.models import (
     Author,
     CaseStudy,
     Exam,
+    Kind,
     Question,
     RelatedQuestion,
     Scoring,
@@ -171,6 +172,17 @@ class PlannedQuestion:
     explanation: str
     topic: str  # the title of the topic it lands in
     outcome: str  # "created", "updated" or "unchanged"
+
+    @property
+    def kind_label(self) -> str:
+        """How the preview names its type."""
+        if self.kind == "truefalse":
+            return "true/false"
+        if self.kind == Kind.MULTIPLE:
+            return "multiple (select all that apply)"
+        if self.kind == Kind.SINGLE:
+            return "single answer"
+        return Kind(self.kind).label.lower() if self.kind in Kind.values else self.kind
 
 
 def planned_questions(document: Document, outcomes: dict[str, str]) -> list[PlannedQuestion]:
