@@ -28,6 +28,7 @@ referred to relative to the item (`../media/<name>`) and listed as the item reso
 import base64
 import io
 import zipfile
+from dataclasses import dataclass
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement
 
@@ -53,13 +54,18 @@ TRAP_TITLE = "Common exam trap"
 CHOICE_KINDS = ("single", "multiple")
 
 
+@dataclass(frozen=True)
 class Stimulus:
-    """A case study as the package holds it: its identifier and file."""
+    """A case study as the package holds it: its identifier, its file and the case study."""
 
-    def __init__(self, exam_slug: str, case: dict[str, Any]) -> None:
-        self.identifier = identifier_for(f"stimulus-{exam_slug}-{case['slug']}")
-        self.path = f"stimuli/{self.identifier}.xml"
-        self.case = case
+    identifier: str
+    path: str
+    case: dict[str, Any]
+
+    @classmethod
+    def of(cls, exam_slug: str, case: dict[str, Any]) -> "Stimulus":
+        identifier = identifier_for(f"stimulus-{exam_slug}-{case['slug']}")
+        return cls(identifier, f"stimuli/{identifier}.xml", case)
 
 
 def item_xml(question: dict[str, Any], stimulus: Stimulus | None = None) -> bytes:
@@ -388,7 +394,9 @@ def _write_exam(package: _Package, exam: dict[str, Any]) -> None:
     test_resource = package.resource(
         identifier_for(f"test-{exam['slug']}"), "imsqti_test_xmlv3p0", test_path, []
     )
-    stimuli = {case["slug"]: Stimulus(exam["slug"], case) for case in exam.get("case_studies", [])}
+    stimuli = {
+        case["slug"]: Stimulus.of(exam["slug"], case) for case in exam.get("case_studies", [])
+    }
     used = {question.get("case_study") for question in exam["questions"]}
     for slug, shared in stimuli.items():
         if slug in used:

@@ -54,9 +54,7 @@ class Parts:
     def rationale(self, identifier: str, element: dict[str, Any]) -> None:
         """A part's rationale as a feedback block under the interaction."""
         if element.get("rationale"):
-            self.body.append(
-                feedback_block(Element("x"), identifier, str(render_markdown(element["rationale"])))
-            )
+            self.body.append(feedback_block(identifier, str(render_markdown(element["rationale"]))))
             self.shown.append(identifier)
 
 
@@ -233,7 +231,7 @@ def _fill_in(question: dict[str, Any]) -> Parts:
                 continue
             identifier = f"{response}_WRONG_{k}"
             parts.body.append(
-                feedback_block(Element("x"), identifier, f"<p>{html.escape(wrong['feedback'])}</p>")
+                feedback_block(identifier, f"<p>{html.escape(wrong['feedback'])}</p>")
             )
             parts.when.append((condition, identifier))
         parts.rationale(response, blank)

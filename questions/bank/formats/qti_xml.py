@@ -104,11 +104,10 @@ def rationale_in_choice(choice: Element, identifier: str, markup: str) -> None:
     body.extend(content)
 
 
-def feedback_block(parent: Element, identifier: str, markup: str) -> Element:
+def feedback_block(identifier: str, markup: str) -> Element:
     """Content shown when FEEDBACK holds `identifier`: a part's rationale, or what to tell a
     learner who gave a common wrong answer."""
-    block = SubElement(
-        parent,
+    block = Element(
         "qti-feedback-block",
         {"outcome-identifier": "FEEDBACK", "identifier": identifier, "show-hide": "show"},
     )
