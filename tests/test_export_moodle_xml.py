@@ -374,3 +374,20 @@ def test_what_is_exported_reads_back_into_an_empty_exam(tmp_path, capsys):
     # Importing the same file again changes nothing and duplicates nothing.
     _, again = run(capsys, path, "--exam", target.slug)
     assert (again["imported"], again["updated"], again["unchanged"]) == (0, 0, len(source))
+
+
+def test_embedded_answers_escape_what_is_their_syntax_and_read_back(tmp_path, capsys):
+    question = items.fill_in()
+    question.parts.filter(position=0).update(accepted="a}b#c~d/e\\f\n<x> & *")
+    element = question_of(export(tmp_path), question)
+    text = text_of(element, "questiontext")
+    assert "=a\\}b\\#c\\~d\\/e\\\\f#" in text
+    assert "~=&lt;x&gt; &amp; \\*#" in text  # in HTML; a star, not Moodle's wildcard
+    question.parts.filter(position=0).update(accepted="a}b#c~d/e\\f")
+    path = tmp_path / "syntax.xml"
+    call_command("export_bank", "--format", "moodle-xml", "-o", str(path))
+    target = ExamFactory(slug="round-trip")
+    _, result = run(capsys, path, "--exam", target.slug)
+    assert (result["errors"], result["skipped"]) == ([], [])
+    back = Question.objects.get(topic__exam=target)
+    assert back.parts.first().accepted_texts == ["a}b#c~d/e\\f"]
