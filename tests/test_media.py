@@ -398,7 +398,7 @@ def test_export_without_images_has_no_media_and_the_same_queries(django_assert_n
     from questions.bank.formats.courseiva import export_document
 
     QuestionFactory()
-    with django_assert_num_queries(7):
+    with django_assert_num_queries(8):
         document = export_document()
     assert "media" not in document
 

@@ -7,20 +7,17 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from questions.bank.checks import Document
-from questions.bank.formats import moodle_xml, qti_export
+from questions.bank.formats import moodle_xml_export, qti_export
 from questions.bank.formats.courseiva import dump_document, export_document
-from questions.grading import CHOICE_KINDS
 from questions.models import Exam
 
 # The formats a bank is written in: each turns the exported document into the file's text.
 WRITERS: dict[str, Callable[[Document], str]] = {
     "json": dump_document,
-    "moodle-xml": moodle_xml.write_bank,
+    "moodle-xml": moodle_xml_export.write_bank,
 }
 # Formats whose file is not text (a zip package): written to a file only.
 BINARY_WRITERS: dict[str, Callable[[Document], bytes]] = {"qti3": qti_export.write_package}
-# The formats whose writers know choice questions only: the other types are left out.
-CHOICE_ONLY = {"moodle-xml", "qti3"}
 
 
 class Command(BaseCommand):
@@ -61,13 +58,6 @@ class Command(BaseCommand):
         else:
             exams = list(Exam.objects.all())
         document = export_document(exams)
-        if options["format"] in CHOICE_ONLY:
-            document, left_out = _choice_questions(document)
-            if left_out:
-                self.stderr.write(
-                    f"Left out {len(left_out)} question(s) that --format {options['format']} "
-                    f"does not write yet (only single and multiple choice): {', '.join(left_out)}"
-                )
         content: str | bytes = (
             BINARY_WRITERS[options["format"]](document)
             if binary
@@ -91,14 +81,3 @@ class Command(BaseCommand):
             raise
         questions = sum(len(exam["questions"]) for exam in document["exams"])
         self.stderr.write(f"Wrote {len(exams)} exam(s), {questions} question(s) to {output}")
-
-
-def _choice_questions(document: Document) -> tuple[Document, list[str]]:
-    """The document with its choice questions only, and the uids of the others."""
-    left_out: list[str] = []
-    exams = []
-    for exam in document["exams"]:
-        kept = [q for q in exam["questions"] if q["kind"] in CHOICE_KINDS]
-        left_out += [q["uid"] for q in exam["questions"] if q["kind"] not in CHOICE_KINDS]
-        exams.append({**exam, "questions": kept})
-    return {**document, "exams": exams}, left_out
