@@ -121,3 +121,10 @@ document.addEventListener("submit", function (event) {
   if (!(form instanceof HTMLFormElement) || !form.dataset.confirm) return;
   if (!window.confirm(form.dataset.confirm)) event.preventDefault();
 });
+
+// "Print" buttons: the browser's print dialog (the print stylesheet lays the page out for
+// paper or PDF). Without JavaScript they stay hidden, and the browser's own Print does it.
+document.querySelectorAll("button[data-print]").forEach(function (button) {
+  button.hidden = false;
+  button.addEventListener("click", function () { window.print(); });
+});

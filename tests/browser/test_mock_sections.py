@@ -72,8 +72,13 @@ def test_sit_the_case_study_section_leave_it_for_good_and_print_the_report(page)
     expect(page.get_by_role("heading", name="By section")).to_be_visible()
     expect(page.get_by_role("heading", name="By blueprint domain")).to_be_visible()
 
+    # The report's own button opens the browser's print dialog (recorded here, not opened).
+    page.evaluate("window.print = () => { window.printed = true; }")
+    page.get_by_role("button", name="Print this report").click()
+    assert page.evaluate("window.printed === true")
     # Printed, in a dark scheme too: the report alone, black on white.
     page.emulate_media(media="print", color_scheme="dark")
+    expect(page.get_by_role("button", name="Print this report")).to_be_hidden()
     expect(page.get_by_role("navigation", name="Site")).to_be_hidden()
     expect(page.get_by_role("navigation", name="Breadcrumb")).to_be_hidden()
     expect(page.get_by_role("link", name="Review every question")).to_be_hidden()
