@@ -5,6 +5,7 @@ an answer, a wildcard, feedback for "any other answer") goes into the question's
 what would change the marking (several fully right numbers, a wildcard in a right answer)
 refuses the question with a reason rather than guessing."""
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -18,6 +19,12 @@ from questions.bank.formats.foreign import (
 
 # Moodle's "any other answer" in a short answer or numerical question.
 ANY_ANSWER = "*"
+# Moodle's wildcard in a short answer: a star, unless a backslash makes it a star.
+_WILDCARD = re.compile(r"(?<!\\)\*")
+
+
+def _star(text: str) -> str:
+    return text.replace("\\*", "*")
 
 
 @dataclass(frozen=True)
@@ -49,12 +56,12 @@ def text_blank(
         if not text:
             return Refused("short answer", "an answer is empty or over 200 characters", True)
         if answer.grade >= 100:
-            if ANY_ANSWER in text:
+            if _WILDCARD.search(text):
                 return Refused(
                     "short answer with a wildcard",
                     f"{text!r}: * stands for any text in Moodle; an accepted answer is exact",
                 )
-            accepted.append(text)
+            accepted.append(_star(text))
             rationale = rationale or answer.feedback
         elif answer.grade > 0:
             notes.append(
@@ -62,13 +69,13 @@ def text_blank(
                 "accepted"
             )
         elif answer.feedback_plain:
-            if ANY_ANSWER in text:
+            if _WILDCARD.search(text):
                 notes.append(
                     f"the feedback for answers like {text!r} is not carried: feedback is "
                     "given to named wrong answers"
                 )
             else:
-                wrong.append((text, answer.feedback_plain))
+                wrong.append((_star(text), answer.feedback_plain))
     if not accepted:
         return Refused("short answer", "no right answer (none is marked 100%)", True)
     return ForeignBlank(
