@@ -2,8 +2,8 @@
 part's) as one fill-in blank: the fully right ones are what it accepts, the wrong ones with
 feedback its feedback on common wrong answers. What a blank cannot hold (partial credit for
 an answer, a wildcard, feedback for "any other answer") goes into the question's notes, and
-what would change the marking (several fully right numbers, a wildcard in a right answer)
-refuses the question with a reason rather than guessing."""
+what would change the marking (several fully right numbers with gaps between their ranges,
+a wildcard in a right answer) refuses the question with a reason rather than guessing."""
 
 import re
 from collections.abc import Sequence
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from questions.bank.formats.foreign import (
+    NUMBER_PLACES,
     ForeignBlank,
     number_text,
     one_line,
@@ -127,10 +128,14 @@ def number_blank(
     if not right:
         return Refused("numerical", "no right answer (no number is marked 100%)", True)
     if len(right) > 1:
-        return Refused(
-            "numerical with several right answers",
-            "several numbers are fully right: a blank takes one number and its tolerance",
-        )
+        one = _one_range(right, notes)
+        if one is None:
+            return Refused(
+                "numerical with several right answers",
+                "several numbers are fully right, with gaps between their ranges: a blank "
+                "takes one number and its tolerance",
+            )
+        right = [one]
     number, tolerance, rationale = right[0]
     return ForeignBlank(
         label,
@@ -140,6 +145,34 @@ def number_blank(
         wrong_answers=tuple(wrong),
         feedback=rationale,
     )
+
+
+def _one_range(
+    right: Sequence[tuple[Decimal, Decimal, str]], notes: list[str]
+) -> tuple[Decimal, Decimal, str] | None:
+    """Several fully right numbers whose ranges (number ± tolerance) leave no gap between
+    them accept exactly what one range does: that range, or None. When one answer's range
+    holds all the others (3.14 ± 0.01 and 3.141 ± 0.001) it is that answer; otherwise the
+    middle of them all, noted, as no answer of the source is that number."""
+    ranges = sorted((number - tolerance, number + tolerance) for number, tolerance, _ in right)
+    low, high = ranges[0]
+    for start, end in ranges[1:]:
+        if start > high:
+            return None
+        high = max(high, end)
+    rationale = right[0][2]
+    for number, tolerance, _ in right:
+        if number - tolerance == low and number + tolerance == high:
+            return number, tolerance, rationale
+    middle, half = (low + high) / 2, (high - low) / 2
+    if middle != middle.quantize(NUMBER_PLACES) or half != half.quantize(NUMBER_PLACES):
+        return None
+    listed = ", ".join(f"{number_text(n)} ± {number_text(t)}" for n, t, _ in right)
+    notes.append(
+        f"its fully right numbers ({listed}) cover one range without a gap: the blank is "
+        f"{number_text(middle)} ± {number_text(half)}, which accepts the same answers"
+    )
+    return middle.normalize(), half.normalize(), rationale
 
 
 def unequal_weights(weights: Sequence[float]) -> str | None:
