@@ -371,3 +371,20 @@ def test_script_in_a_calculated_question_is_cleaned_and_a_value_must_be_a_number
     assert "script" not in page
     assert seen(question.stem) == "3 and 2"
     assert options(question) == [("3.00", True), ("4.00", False)]
+
+
+def test_a_question_of_too_many_formulas_is_skipped(capsys, exam, tmp_path):
+    path = write(
+        tmp_path,
+        "many.xml",
+        quiz(
+            calculated(
+                "calculated", "Many", "<p>{=9**9}</p>" * 300, answer("{a}"), dataset("a", "1")
+            )
+        ),
+    )
+    _, result = run(capsys, path, "--exam", exam.slug)
+    assert [(item["type"], item["reason"].split(": ", 1)[1]) for item in result["skipped"]] == [
+        ("calculated", "it has over 200 formulas")
+    ]
+    assert result["imported"] == 0

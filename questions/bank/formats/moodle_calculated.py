@@ -26,6 +26,8 @@ TYPES = ("calculated", "calculatedsimple", "calculatedmulti")
 LABEL = "calculated"
 # `{=formula}`, whose formula may name wildcards in braces of their own.
 _INLINE = re.compile(r"\{=((?:[^{}]|\{[^{}]*\})*)\}")
+# More than any question shows; few enough that evaluating them all costs nothing.
+MAX_FORMULAS = 200
 # The tolerance types of Moodle's calculated answers, by number and by name.
 _RELATIVE, _NOMINAL, _GEOMETRIC = ("1", "relative"), ("2", "nominal"), ("3", "geometric")
 
@@ -51,6 +53,9 @@ class _Value:
 
 def instance(element: Element, key: str, place: str, line: int) -> Instance | Skipped | ParseError:
     question_type = (element.get("type") or "").strip().lower()
+    inline = sum(len(_INLINE.findall(text.text or "")) for text in element.iter("text"))
+    if inline + len(element.findall("answer")) > MAX_FORMULAS:
+        return Skipped(line, LABEL, f"{place}: it has over {MAX_FORMULAS} formulas")
     try:
         values, drawn = _values(element, key)
         shown = {name: value.text for name, value in values.items()}
