@@ -376,3 +376,32 @@ def test_script_in_the_new_interactions_never_reaches_a_page(capsys, exam, tmp_p
     # The script is gone; the image outside the package stands as its placeholder.
     image = "&#91;image: x&#93;"
     assert texts == [f"{image}Order", f"{image}One", "Two", "", f"{image}Why"]
+
+
+def test_a_button_that_ends_the_attempt_is_left_out_and_its_answer_read(capsys, exam, tmp_path):
+    """A hint or solution button is no answer: the choice beside it is the question."""
+    end = '<qti-end-attempt-interaction response-identifier="HINTREQUEST" title="Show hint"/>'
+    text = item3(
+        "president",
+        declaration3("C").replace('cardinality="multiple"', 'cardinality="single"')
+        + '<qti-response-declaration identifier="HINTREQUEST" cardinality="single" '
+        'base-type="boolean"/>',
+        '<qti-choice-interaction response-identifier="RESPONSE" max-choices="1">'
+        "<qti-prompt>Who was the President of Mexico from 2000 to 2006?</qti-prompt>"
+        '<qti-simple-choice identifier="A">George W Bush</qti-simple-choice>'
+        '<qti-simple-choice identifier="C">Vicente Fox</qti-simple-choice>'
+        f"</qti-choice-interaction><p>{end}</p>",
+    )
+    lines, result = run(capsys, write(tmp_path, "hint.xml", text), "--exam", exam.slug)
+    assert (result["imported"], result["errors"], result["skipped"]) == (1, [], [])
+    question = Question.objects.get(topic__exam=exam)
+    assert [(o.text, o.is_correct) for o in question.options.all()] == [
+        ("George W Bush", False), ("Vicente Fox", True)
+    ]  # fmt: skip
+    assert "Show hint" not in question.stem
+    assert any(
+        "its button that ends the attempt (for a hint or the solution)" in line for line in lines
+    )
+    alone = item3("alone", "", f"<p>Nothing to answer. {end}</p>")
+    _, result = run(capsys, write(tmp_path, "alone.xml", alone), "--exam", exam.slug)
+    assert [item["type"] for item in result["skipped"]] == ["no interaction"]
