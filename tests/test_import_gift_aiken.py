@@ -528,3 +528,28 @@ def test_source_text_reads_as_its_author_wrote_it(source, text_format):
     text = html.unescape(re.sub(r"<[^>]+>", " ", page))
     expected = html.unescape(re.sub(r"<[^>]+>", " ", source)) if text_format != "plain" else source
     assert text.split() == expected.split()
+
+
+def test_several_right_numbers_whose_ranges_join_are_one_range(capsys, exam, tmp_path):
+    """They accept exactly what one number and its tolerance accept; a gap between them
+    would not."""
+    path = write(
+        tmp_path,
+        "ranges.gift",
+        "::nested:: Pi?{#=3.14:0.01#Close enough. =3.141:0.001#Closer.}\n\n"
+        "::joined:: One to two?{#=1:0.25 =1.5:0.25 =2:0.25}\n\n"
+        "::apart:: Either?{#=1:0.25 =2:0.25}\n",
+    )
+    lines, result = run(capsys, path, "--exam", exam.slug)
+    assert [item["type"] for item in result["skipped"]] == ["numerical with several right answers"]
+    nested = Question.objects.get(uid__startswith="nested-").parts.get()
+    assert (nested.number, nested.tolerance, nested.why) == (
+        Decimal("3.14"), Decimal("0.01"), "Close enough."
+    )  # fmt: skip
+    joined = Question.objects.get(uid__startswith="joined-").parts.get()
+    assert (joined.number, joined.tolerance) == (Decimal("1.5"), Decimal("0.75"))
+    assert any(
+        "its fully right numbers (1 ± 0.25, 1.5 ± 0.25, 2 ± 0.25) cover one range without a "
+        "gap: the blank is 1.5 ± 0.75" in line
+        for line in lines
+    )

@@ -208,7 +208,7 @@ def test_per_result_feedback_is_reported_not_shown_to_everyone(capsys, exam, tmp
 
 def test_skipped_types_are_reported_with_type_and_place(capsys, exam, tmp_path):
     """What no machine can mark here: each with its type and a reason."""
-    kinds = ["essay", "description", "calculated", "ddimageortext", "random", "whatever"]
+    kinds = ["essay", "description", "ddmarker", "ddimageortext", "random", "whatever"]
     text = quiz(
         *(
             f'<question type="{kind}"><name><text>Q {kind}</text></name></question>'
@@ -220,8 +220,8 @@ def test_skipped_types_are_reported_with_type_and_place(capsys, exam, tmp_path):
         ("essay", "question 1 “Q essay”: an essay is marked by a person: no machine can grade it"),
         ("description", "question 2 “Q description”: a description with no question after it "
          "in its category: not a question, and no scenario"),
-        ("calculated", "question 3 “Q calculated”: its numbers are drawn from data sets at "
-         "random: a question here has fixed ones"),
+        ("ddmarker", "question 3 “Q ddmarker”: it is answered on an image's regions, "
+         "which no question type here has"),
         ("ddimageortext", "question 4 “Q ddimageortext”: it is answered on an image's regions, "
          "which no question type here has"),
         ("random", "question 5 “Q random”: not a question: Moodle draws one from a category"),

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from questions.markup import render_markdown
 from questions.models import Question
 from tests.factories import ExamFactory, TopicFactory
-from tests.foreign_files import FIXTURES, run
+from tests.foreign_files import FIXTURES, run, write
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,8 @@ def test_amc2moodle_stems_survive_an_export_and_an_import(capsys, exam, tmp_path
     target = ExamFactory(slug="round-trip")
     run(capsys, bank, "--exam", target.slug)
     copies = list(Question.objects.filter(topic__exam=target, kind__in=choices))
-    assert len(copies) == len(originals) == 5
+    # The two calculated multiple choices among them, each one instance of its numbers.
+    assert len(copies) == len(originals) == 7
     for original, copy in zip(originals, copies, strict=True):
         assert shown(copy.stem) == shown(original.stem)
 
@@ -254,9 +255,7 @@ def test_amc2moodle_numerical_questions(capsys, exam):
     lines, result = run(
         capsys, FIXTURES / "amc2moodle-moodle-bank-exemple.xml", "--exam", exam.slug
     )
-    assert [item["type"] for item in result["skipped"]] == [
-        "essay", "description", "calculated", "calculated"
-    ]  # fmt: skip
+    assert [item["type"] for item in result["skipped"]] == ["essay", "description"]
     numbers = {
         q.uid.rsplit("-", 1)[0]: q.parts.get()
         for q in Question.objects.filter(topic__exam=exam, kind="fillin")
@@ -443,3 +442,28 @@ def test_a_matching_to_places_is_an_ordering_and_one_to_yes_and_no_a_series(caps
     ]  # fmt: skip
     # Places that skip one are no order: a matching, as written.
     assert gap.kind == "matching"
+
+
+def test_a_backslashed_star_in_a_short_answer_is_a_star_and_a_bare_one_a_wildcard(
+    capsys, exam, tmp_path
+):
+    """Moodle's `*` matches any text; `\\*` is a star, as our export writes one."""
+    text = quiz(
+        question(
+            "shortanswer",
+            "Star",
+            '<answer fraction="100"><text>C\\*</text></answer>'
+            '<answer fraction="0"><text>C\\*\\*</text><feedback><text>One star.</text></feedback>'
+            "</answer>",
+            "The wildcard of a shell glob, after C?",
+        ),
+        question("shortanswer", "Wild", '<answer fraction="100"><text>ip*</text></answer>'),
+    )
+    _, result = run(capsys, write(tmp_path, "stars.xml", text), "--exam", exam.slug)
+    assert [(item["type"], item["reason"]) for item in result["skipped"]] == [
+        ("short answer with a wildcard", "'ip*': * stands for any text in Moodle; an accepted "
+         "answer is exact"),
+    ]  # fmt: skip
+    blank = Question.objects.get(topic__exam=exam).parts.get()
+    assert blank.accepted_texts == ["C*"]
+    assert blank.feedback == [{"answer": "C**", "feedback": "One star."}]

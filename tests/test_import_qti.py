@@ -230,7 +230,7 @@ def test_invalid_choice_item_is_an_error_with_its_place(
         ('<qti-select-point-interaction response-identifier="RESPONSE"/>', "select point"),
         ('<qti-upload-interaction response-identifier="RESPONSE"/>', "upload"),
         ('<qti-drawing-interaction response-identifier="RESPONSE"/>', "drawing"),
-        ('<qti-slider-interaction response-identifier="RESPONSE"/>', "slider"),
+        ('<qti-media-interaction response-identifier="RESPONSE"/>', "media"),
         (CHOICE + '<qti-text-entry-interaction response-identifier="RESPONSE"/>',
          "several interactions"),
         ("<p>Read this.</p>", "no interaction"),

@@ -376,3 +376,76 @@ def test_script_in_the_new_interactions_never_reaches_a_page(capsys, exam, tmp_p
     # The script is gone; the image outside the package stands as its placeholder.
     image = "&#91;image: x&#93;"
     assert texts == [f"{image}Order", f"{image}One", "Two", "", f"{image}Why"]
+
+
+def test_a_button_that_ends_the_attempt_is_left_out_and_its_answer_read(capsys, exam, tmp_path):
+    """A hint or solution button is no answer: the choice beside it is the question."""
+    end = '<qti-end-attempt-interaction response-identifier="HINTREQUEST" title="Show hint"/>'
+    text = item3(
+        "president",
+        declaration3("C").replace('cardinality="multiple"', 'cardinality="single"')
+        + '<qti-response-declaration identifier="HINTREQUEST" cardinality="single" '
+        'base-type="boolean"/>',
+        '<qti-choice-interaction response-identifier="RESPONSE" max-choices="1">'
+        "<qti-prompt>Who was the President of Mexico from 2000 to 2006?</qti-prompt>"
+        '<qti-simple-choice identifier="A">George W Bush</qti-simple-choice>'
+        '<qti-simple-choice identifier="C">Vicente Fox</qti-simple-choice>'
+        f"</qti-choice-interaction><p>{end}</p>",
+    )
+    lines, result = run(capsys, write(tmp_path, "hint.xml", text), "--exam", exam.slug)
+    assert (result["imported"], result["errors"], result["skipped"]) == (1, [], [])
+    question = Question.objects.get(topic__exam=exam)
+    assert [(o.text, o.is_correct) for o in question.options.all()] == [
+        ("George W Bush", False), ("Vicente Fox", True)
+    ]  # fmt: skip
+    assert "Show hint" not in question.stem
+    assert any(
+        "its button that ends the attempt (for a hint or the solution)" in line for line in lines
+    )
+    alone = item3("alone", "", f"<p>Nothing to answer. {end}</p>")
+    _, result = run(capsys, write(tmp_path, "alone.xml", alone), "--exam", exam.slug)
+    assert [item["type"] for item in result["skipped"]] == ["no interaction"]
+
+
+def slider_item(identifier: str, mapping: str) -> str:
+    return item3(
+        identifier,
+        '<qti-response-declaration identifier="RESPONSE" cardinality="single" '
+        'base-type="integer"><qti-correct-response><qti-value>16</qti-value>'
+        f'</qti-correct-response><qti-mapping default-value="0">{mapping}</qti-mapping>'
+        "</qti-response-declaration>",
+        "<p>The 2001 census counted Jedi Knights.</p>"
+        '<qti-slider-interaction response-identifier="RESPONSE" lower-bound="0" '
+        'upper-bound="100" step="1"><qti-prompt>What percentage had no religion?</qti-prompt>'
+        "</qti-slider-interaction>",
+        "map_response",
+    )
+
+
+def entries(**values: float) -> str:
+    return "".join(
+        f'<qti-map-entry map-key="{key.removeprefix("v")}" mapped-value="{value}"/>'
+        for key, value in values.items()
+    )
+
+
+def test_a_slider_is_a_number_typed_in_its_right_values_one_range(capsys, exam, tmp_path):
+    text = slider_item("jedi", entries(v13=0.5, v14=1, v15=1, v16=1, v17=1, v18=1, v19=0.5))
+    lines, result = run(capsys, write(tmp_path, "slider.xml", text), "--exam", exam.slug)
+    assert (result["imported"], result["errors"], result["skipped"]) == (1, [], [])
+    question = Question.objects.get(topic__exam=exam)
+    blank = question.parts.get()
+    assert (question.kind, blank.number, blank.tolerance) == ("fillin", 16, 2)
+    assert question.stem == (
+        "<p>The 2001 census counted Jedi Knights.</p><p>What percentage had no religion?</p>"
+        "<p>&#95;&#95;&#95;&#95;&#95; (a number from 0 to 100)</p>"
+    )
+    report = "\n".join(lines)
+    assert "partial credit for 13 on the slider is not carried" in report
+    assert "its slider is a number typed in" in report
+    apart = slider_item("apart", entries(v14=1, v18=1))
+    _, result = run(capsys, write(tmp_path, "apart.xml", apart), "--exam", exam.slug)
+    assert [(item["type"], item["reason"].split(": ", 1)[1]) for item in result["skipped"]] == [
+        ("slider", "its right values are apart on the scale: a blank takes one number and its "
+         "tolerance")
+    ]  # fmt: skip

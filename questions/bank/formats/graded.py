@@ -2,14 +2,16 @@
 part's) as one fill-in blank: the fully right ones are what it accepts, the wrong ones with
 feedback its feedback on common wrong answers. What a blank cannot hold (partial credit for
 an answer, a wildcard, feedback for "any other answer") goes into the question's notes, and
-what would change the marking (several fully right numbers, a wildcard in a right answer)
-refuses the question with a reason rather than guessing."""
+what would change the marking (several fully right numbers with gaps between their ranges,
+a wildcard in a right answer) refuses the question with a reason rather than guessing."""
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from questions.bank.formats.foreign import (
+    NUMBER_PLACES,
     ForeignBlank,
     number_text,
     one_line,
@@ -18,6 +20,12 @@ from questions.bank.formats.foreign import (
 
 # Moodle's "any other answer" in a short answer or numerical question.
 ANY_ANSWER = "*"
+# Moodle's wildcard in a short answer: a star, unless a backslash makes it a star.
+_WILDCARD = re.compile(r"(?<!\\)\*")
+
+
+def _star(text: str) -> str:
+    return text.replace("\\*", "*")
 
 
 @dataclass(frozen=True)
@@ -49,12 +57,12 @@ def text_blank(
         if not text:
             return Refused("short answer", "an answer is empty or over 200 characters", True)
         if answer.grade >= 100:
-            if ANY_ANSWER in text:
+            if _WILDCARD.search(text):
                 return Refused(
                     "short answer with a wildcard",
                     f"{text!r}: * stands for any text in Moodle; an accepted answer is exact",
                 )
-            accepted.append(text)
+            accepted.append(_star(text))
             rationale = rationale or answer.feedback
         elif answer.grade > 0:
             notes.append(
@@ -62,13 +70,13 @@ def text_blank(
                 "accepted"
             )
         elif answer.feedback_plain:
-            if ANY_ANSWER in text:
+            if _WILDCARD.search(text):
                 notes.append(
                     f"the feedback for answers like {text!r} is not carried: feedback is "
                     "given to named wrong answers"
                 )
             else:
-                wrong.append((text, answer.feedback_plain))
+                wrong.append((_star(text), answer.feedback_plain))
     if not accepted:
         return Refused("short answer", "no right answer (none is marked 100%)", True)
     return ForeignBlank(
@@ -120,10 +128,14 @@ def number_blank(
     if not right:
         return Refused("numerical", "no right answer (no number is marked 100%)", True)
     if len(right) > 1:
-        return Refused(
-            "numerical with several right answers",
-            "several numbers are fully right: a blank takes one number and its tolerance",
-        )
+        one = _one_range(right, notes)
+        if one is None:
+            return Refused(
+                "numerical with several right answers",
+                "several numbers are fully right, with gaps between their ranges: a blank "
+                "takes one number and its tolerance",
+            )
+        right = [one]
     number, tolerance, rationale = right[0]
     return ForeignBlank(
         label,
@@ -133,6 +145,34 @@ def number_blank(
         wrong_answers=tuple(wrong),
         feedback=rationale,
     )
+
+
+def _one_range(
+    right: Sequence[tuple[Decimal, Decimal, str]], notes: list[str]
+) -> tuple[Decimal, Decimal, str] | None:
+    """Several fully right numbers whose ranges (number ± tolerance) leave no gap between
+    them accept exactly what one range does: that range, or None. When one answer's range
+    holds all the others (3.14 ± 0.01 and 3.141 ± 0.001) it is that answer; otherwise the
+    middle of them all, noted, as no answer of the source is that number."""
+    ranges = sorted((number - tolerance, number + tolerance) for number, tolerance, _ in right)
+    low, high = ranges[0]
+    for start, end in ranges[1:]:
+        if start > high:
+            return None
+        high = max(high, end)
+    rationale = right[0][2]
+    for number, tolerance, _ in right:
+        if number - tolerance == low and number + tolerance == high:
+            return number, tolerance, rationale
+    middle, half = (low + high) / 2, (high - low) / 2
+    if middle != middle.quantize(NUMBER_PLACES) or half != half.quantize(NUMBER_PLACES):
+        return None
+    listed = ", ".join(f"{number_text(n)} ± {number_text(t)}" for n, t, _ in right)
+    notes.append(
+        f"its fully right numbers ({listed}) cover one range without a gap: the blank is "
+        f"{number_text(middle)} ± {number_text(half)}, which accepts the same answers"
+    )
+    return middle.normalize(), half.normalize(), rationale
 
 
 def unequal_weights(weights: Sequence[float]) -> str | None:

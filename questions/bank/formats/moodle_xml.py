@@ -3,9 +3,10 @@
 A `<quiz>` of `<question type="...">` elements. `type="category"` puts the questions after it
 in that category (`$course$/top/A/B`: A, then B). Read: `multichoice` (`<single>` true or
 false; an answer with a fraction above 0 is right, `<feedback>` per answer,
-`<generalfeedback>`) and `truefalse` (options True then False). Every other type is skipped
-with its place. Text is converted from its `format` attribute (html, moodle_auto_format,
-markdown, plain_text) as a learner would see it.
+`<generalfeedback>`) and `truefalse` (options True then False); the types beyond choice in
+`moodle_types`, the calculated ones, as one instance each, in `moodle_calculated`. What no
+machine can grade here is skipped with its place. Text is converted from its `format`
+attribute (html, moodle_auto_format, markdown, plain_text) as a learner would see it.
 
 The file is parsed only through defusedxml: a file that declares entities (an entity bomb,
 an external entity) is refused as a whole, never expanded or fetched. Images embedded as
@@ -29,7 +30,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 from defusedxml.ElementTree import ParseError as XMLSyntaxError
 
 from questions.bank.checks import TOO_DEEP, nests_deeper_than
-from questions.bank.formats import moodle_types
+from questions.bank.formats import moodle_calculated, moodle_types
 from questions.bank.formats.foreign import (
     MAX_FILE_BYTES,
     ForeignCaseStudy,
@@ -87,13 +88,9 @@ OTHER_TYPES: dict[str, Callable[[ForeignQuestion, Element, moodle_types.Texts, s
     "multianswer": moodle_types.cloze,
     "cloze": moodle_types.cloze,
 }
-DRAWN_NUMBERS = "its numbers are drawn from data sets at random: a question here has fixed ones"
 # Why the types no machine can mark here are skipped, for the report.
 SKIP_REASONS = {
     "essay": "an essay is marked by a person: no machine can grade it",
-    "calculated": DRAWN_NUMBERS,
-    "calculatedsimple": DRAWN_NUMBERS,
-    "calculatedmulti": DRAWN_NUMBERS,
     "random": "not a question: Moodle draws one from a category",
     "randomsamatch": "not a question: Moodle draws short answers from a category",
     "ddimageortext": "it is answered on an image's regions, which no question type here has",
@@ -253,6 +250,28 @@ def _parse(text: str) -> tuple[Element, dict[Element, int]] | ParseError:
 
 
 def _question(
+    element: Element,
+    question_type: str,
+    line: int,
+    place: str,
+    name: str,
+    category: tuple[str, ...],
+    bank: ParsedBank,
+) -> Parsed:
+    drawn: list[str] = []
+    if question_type in moodle_calculated.TYPES:
+        # One draw of its random numbers, read as the question that draw is.
+        instance = moodle_calculated.instance(element, name or place, place, line)
+        if not isinstance(instance, moodle_calculated.Instance):
+            return instance
+        element, question_type, drawn = instance.element, instance.type, instance.notes
+    result = _read(element, question_type, line, place, name, category, bank)
+    if isinstance(result, ForeignQuestion):
+        result.notes[:0] = drawn
+    return result
+
+
+def _read(
     element: Element,
     question_type: str,
     line: int,

@@ -236,6 +236,11 @@ def read_item(
     images it refers to (in a package) into `bank`'s images; `stimulus` its shared stimulus
     (`assessmentStimulusRef`), which becomes its case study."""
     result = _read_item(root, path, number, name, category, bank, load)
+    if isinstance(result, ForeignQuestion) and any(map(_ends_attempt, root.iter())):
+        result.notes.append(
+            f"{path or 'the item'}: its button that ends the attempt (for a hint or the "
+            "solution) is not carried: the explanation shows after answering"
+        )
     refs = [child for child in root if name_of(child) == "assessmentStimulusRef"]
     if not refs or not isinstance(result, ForeignQuestion):
         return result
@@ -257,6 +262,10 @@ def read_item(
     return result
 
 
+def _ends_attempt(element: Element) -> bool:
+    return name_of(element) == "endAttemptInteraction"
+
+
 def _read_item(
     root: Element,
     path: str,
@@ -276,7 +285,10 @@ def _read_item(
         return Skipped(
             number, "template item", f"{place}: its values are computed for each attempt"
         )
-    interactions = [el for el in body.iter() if name_of(el).endswith("Interaction")]
+    # A button that ends the attempt is no answer: the item's interactions are the others.
+    interactions = [
+        el for el in body.iter() if name_of(el).endswith("Interaction") and not _ends_attempt(el)
+    ]
     if not interactions:
         return Skipped(number, "no interaction", f"{place}: nothing to answer")
     interaction = interactions[0]

@@ -7,7 +7,7 @@ item and a lone choice interaction, and calls `read` for the rest):
 - gapMatch: drop-downs, each gap offering the gap texts; inlineChoice: drop-downs;
 - hottext: a choice among the words to pick, the passage in the stem;
 - textEntry: a fill-in blank (texts, or a number with the tolerance its response processing
-  gives);
+  gives); slider: a fill-in of the number, typed;
 - several interactions: one question of several parts when every part fits one type,
   drop-downs (inline choices, or choices of one answer) or blanks (text entries);
 - what no machine marks (extended text, upload, drawing), what is answered on an image
@@ -17,10 +17,12 @@ Scoring follows the response processing: `match_correct` all or nothing, `map_re
 partial credit (unequal weights noted), anything else read as all or nothing for one part
 and a share per part for several, and noted."""
 
+import html
 import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from itertools import pairwise
 from typing import Protocol
 from xml.etree.ElementTree import Element
 
@@ -75,6 +77,7 @@ _READ_ALONE = frozenset(
         "textEntryInteraction",
         "choiceInteraction",
         "hottextInteraction",
+        "sliderInteraction",
     }
 )
 
@@ -413,6 +416,48 @@ def _hottext(
     question.kind = "single" if maximum == "1" else "multiple"
 
 
+def _slider(
+    root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
+) -> None:
+    """A number picked on a scale: a fill-in of that number, typed, the scale said under
+    the prompt. Right values next to each other on the scale (a mapping that gives 14 to 18
+    full marks) are one range: their middle ± half their spread."""
+    declaration = _declaration(root, interaction)
+    mapping = _mapping(declaration)
+    best = max((value for _, value, _ in mapping), default=0.0)
+    keys = [key for key, value, _ in mapping if value > 0 and value == best]
+    numbers = [parse_number(value) for value in keys or _correct(declaration)]
+    step = abs(parse_number(attribute(interaction, "step", "1")) or Decimal(1))
+    values = sorted({number for number in numbers if number is not None})
+    if not values or len(values) < len(numbers):
+        raise _Refusal("the slider has no correct response of a number")
+    if any(later - earlier > step for earlier, later in pairwise(values)):
+        raise _Refusal(
+            "its right values are apart on the scale: a blank takes one number and its tolerance",
+            skip_type="slider",
+        )
+    for key, value, _ in mapping:
+        if 0 < value < best:
+            question.notes.append(
+                f"partial credit for {key} on the slider is not carried: it is not accepted"
+            )
+    low, high = attribute(interaction, "lowerBound"), attribute(interaction, "upperBound")
+    prompt = next((child for child in interaction if name_of(child) == "prompt"), None)
+    scale = html.escape(f"(a number from {low} to {high})" if low and high else "(a number)")
+    asked = out.inner(prompt).strip() if prompt is not None else ""
+    if asked and not asked.startswith("<"):
+        asked = f"<p>{asked}</p>"  # bare text would run into the paragraphs around it
+    shown = f"{asked}<p>{_FILL_LINE} {scale}</p>"
+    question.kind = "fillin"
+    question.stem = to_markdown(out.inner(body, replace={id(interaction): shown}), "html")
+    question.blanks = [
+        ForeignBlank(
+            "Answer", number=(values[0] + values[-1]) / 2, tolerance=(values[-1] - values[0]) / 2
+        )
+    ]
+    question.notes.append("its slider is a number typed in")
+
+
 def _choice_alone(
     root: Element, body: Element, interaction: Element, out: Content, question: ForeignQuestion
 ) -> None:
@@ -428,6 +473,7 @@ _ONE = {
     "textEntryInteraction": _text_entry,
     "choiceInteraction": _choice_alone,
     "hottextInteraction": _hottext,
+    "sliderInteraction": _slider,
 }
 
 
