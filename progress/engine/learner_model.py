@@ -40,7 +40,9 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   they enter scaled by a factor (0 to 1) chosen on the held-out learners with the filter's
   settings: an empirical-Bayes shrinkage, which switches them off where questions do not
   differ (on simulated Rasch learners, where they only fitted noise and degraded the
-  readiness forecast, it chooses 0; on Statics 1, on ASSISTments 0.5).
+  readiness forecast, it chooses 0; on Statics 1, on ASSISTments 0.25 or 0.5). On a log too
+  small for that choice to be reliable (`fitting.FitConfig.tune_context_from`) the factor is
+  0.5, the value chosen leaving each log out in turn.
 - The total pattern and the context terms (the streak terms) say how the very next answer
   goes after the last few. A prediction for no question in particular (topic readiness, and
   the forecast's question met fresh on an exam, not right after those answers) uses instead
