@@ -589,6 +589,12 @@ def test_command_with_train_and_test_files(tmp_path):
         path.write_text(HEADER + "".join(rows))
     scores = json.loads(evaluate("--train", str(train), "--test", str(test)).splitlines()[-1])
     assert scores["n"] == 200
+    # The yardstick on the same files: no filtered abilities or profiles, other predictions.
+    output = evaluate("--train", str(train), "--test", str(test), "--yardstick")
+    assert "filter ability_variance 0, topic_variance 0, profile_variance 0" in output
+    yardstick = json.loads(output.splitlines()[-1])
+    assert yardstick["n"] == 200
+    assert yardstick["logloss"] != scores["logloss"]
 
 
 @pytest.mark.parametrize(
