@@ -77,9 +77,10 @@ class FitConfig:
     # What a fit may cost, counted in answers rather than seconds, so that the same log and
     # seed give the same fit on any machine: beyond max_answers, fit on a random sample of
     # whole learners; and start no pass that would take the answers replayed by the passes
-    # past max_replayed_answers. Pure Python replays 50,000 to 75,000 answers a second; the
-    # larger log in data/kt (176,000 answers fitted on) gets its 6 passes, a site's 500,000
-    # sampled answers (400,000 fitted on) 4, about 30 seconds of CPU time either way.
+    # past max_replayed_answers. With 16 profile dimensions pure Python replayed 50,000 to
+    # 75,000 answers a second, and 48 take about 1.7 times as long; the larger log in data/kt
+    # (176,000 answers fitted on) gets its 6 passes, a site's 500,000 sampled answers
+    # (400,000 fitted on) 4: about 50 seconds of CPU time either way.
     max_answers: int = 500_000
     max_replayed_answers: int = 1_600_000
     # Held-out answers the filter's settings are searched on (whole learners).
