@@ -63,9 +63,12 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   that the filter moves after each answer. It lets what a learner did on some questions inform
   other questions that past learners found to go together, across topics. Its size matters
   (on ASSISTments 2009, 8 dimensions gave AUC 0.803, 16 0.813, 32 0.817, 48 0.820 and 64
-  0.819; on Statics 16 gave 0.8356, 32 0.8365 and 48 0.8356); the learner's prior
-  variance is set apart for each half of the dimensions, so the fit can switch the second
-  half off where it does not help.
+  0.819; on Statics 16 gave 0.8356, 32 0.8365 and 48 0.8356). It was chosen on the training
+  learners held out of the fit, whose log-loss fell with every size on ASSISTments and was
+  flat on Statics, and on the cost: 48 is the largest whose fit on ASSISTments stays within a
+  minute of CPU (docs/readiness.md, "Measured"). The learner's prior variance is set apart
+  for each half of the dimensions, so the fit can switch the second half off where it does
+  not help.
 - Weights, difficulties and question profiles are fitted on past learners' answers, and the
   filter's settings and the Platt scaling chosen on learners held out of that fit, by
   `progress.engine.fitting` (its docstring says how). Nothing is set by hand for a particular
