@@ -384,9 +384,11 @@ def test_a_small_log_keeps_the_set_context_factor_a_big_one_chooses_it():
     assert answers < config.tune_context_from
     _, report = fitting.fit(sequences, config=config)
     assert report.filter["context_scale"] == config.context_scale
+    assert not report.context_chosen
     chosen = dataclasses.replace(config, context_scale=1.0, tune_context_from=answers)
     _, tuned = fitting.fit(sequences, config=chosen)
     assert tuned.filter["context_scale"] < 1.0
+    assert tuned.context_chosen
 
 
 def test_the_yardstick_is_a_logistic_regression_the_model_beats():

@@ -119,6 +119,9 @@ class FitReport:
     stop: Stop = Stop.NO_HOLDOUT
     holdout_logloss: list[float] = field(default_factory=list)
     sampled_answers: int | None = None  # answers fitted on, when the log was sampled
+    # Whether the questions' context factor was chosen on the held-out learners (a log of
+    # FitConfig.tune_context_from answers or more) rather than set (FitConfig.context_scale).
+    context_chosen: bool = False
     filter: dict[str, float] = field(default_factory=dict)
     slope: float = 1.0
     intercept: float = 0.0
@@ -708,6 +711,7 @@ def fit(
                 filt = _tune_filter(
                     model, _sample(bases, config.tune_answers), filt, tune_context=tune_context
                 )
+                report.context_chosen = tune_context
             loss = _logloss(*_filtered_logits(model, bases, filt))
             report.holdout_logloss.append(loss)
             report.passes = epoch
