@@ -373,6 +373,37 @@ def test_fit_learns_and_is_deterministic():
     assert again.scores == first.scores
 
 
+def test_a_small_log_keeps_the_set_context_factor_a_big_one_chooses_it():
+    # Below FitConfig.tune_context_from answers the questions' own context weights enter at
+    # the factor set for every log; from it on, the fit chooses the factor on its held-out
+    # learners. Each question here is answered by learners of every ability in turn, so its
+    # own weights on the last answers fit only noise: choosing, the fit switches them off.
+    sequences = list(synthetic_log(random.Random(3), learners=80, answers=50).values())
+    answers = sum(map(len, sequences))
+    config = fitting.FitConfig()
+    assert answers < config.tune_context_from
+    _, report = fitting.fit(sequences, config=config)
+    assert report.filter["context_scale"] == config.context_scale
+    assert not report.context_chosen
+    chosen = dataclasses.replace(config, context_scale=1.0, tune_context_from=answers)
+    _, tuned = fitting.fit(sequences, config=chosen)
+    assert tuned.filter["context_scale"] < 1.0
+    assert tuned.context_chosen
+
+
+def test_the_yardstick_is_a_logistic_regression_the_model_beats():
+    # The yardstick of docs/readiness.md: the same history features fitted alone, with no
+    # filtered abilities. On learners whose abilities differ, following each one's ability
+    # predicts better.
+    log = synthetic_log(random.Random(1), learners=120, answers=40)
+    train, test = evaluation.split_learners(log, 0.75, seed=0)
+    yardstick = evaluation.evaluate(train, test, config=fitting.FitConfig(logistic_only=True))
+    assert set(yardstick.fit_report.filter.values()) == {0.0}
+    model = evaluation.evaluate(train, test)
+    assert model.scores.auc > yardstick.scores.auc
+    assert model.scores.logloss < yardstick.scores.logloss
+
+
 def test_the_passes_stop_on_the_held_out_loss_or_on_counts():
     sequences = list(synthetic_log(random.Random(1), learners=60, answers=40).values())
     fitted_answers = 48 * 40  # 12 of the 60 learners are held out
@@ -542,6 +573,10 @@ def test_command_on_a_slice_of_statics(tmp_path):
     assert scores["n"] > 1000
     assert scores["auc"] > 0.70
     assert scores["ece"] < 0.05
+    # Run again on the same file, the same figures to the last digit printed: nothing in
+    # the fit or the replay depends on the time it takes.
+    again = evaluate("--train", str(log), "--split-learners", "0.8", "--seed", "0")
+    assert again.strip().splitlines()[-1] == lines[-1]
 
 
 def test_command_with_train_and_test_files(tmp_path):
@@ -556,6 +591,12 @@ def test_command_with_train_and_test_files(tmp_path):
         path.write_text(HEADER + "".join(rows))
     scores = json.loads(evaluate("--train", str(train), "--test", str(test)).splitlines()[-1])
     assert scores["n"] == 200
+    # The yardstick on the same files: no filtered abilities or profiles, other predictions.
+    output = evaluate("--train", str(train), "--test", str(test), "--yardstick")
+    assert "filter ability_variance 0, topic_variance 0, profile_variance 0" in output
+    yardstick = json.loads(output.splitlines()[-1])
+    assert yardstick["n"] == 200
+    assert yardstick["logloss"] != scores["logloss"]
 
 
 @pytest.mark.parametrize(

@@ -367,11 +367,13 @@ class Evaluation:
         return lines
 
 
-def evaluate(train: Log, test: Log, *, seed: int = 0) -> Evaluation:
+def evaluate(
+    train: Log, test: Log, *, seed: int = 0, config: fitting.FitConfig | None = None
+) -> Evaluation:
     """Fit on the train learners alone (hyper-parameters included), then replay the test
     learners, each answer predicted from that learner's earlier answers only."""
     started = time.perf_counter()
-    model, report = fitting.fit(list(train.values()), seed=seed)
+    model, report = fitting.fit(list(train.values()), seed=seed, config=config)
     fitted = time.perf_counter()
     predictions, outcomes = replay(model, test)
     done = time.perf_counter()

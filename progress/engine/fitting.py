@@ -3,11 +3,14 @@ profiles, fitted on past learners' answers. Plain Python, no Django, like the mo
 
 Weights, difficulties and question profiles are fitted by AdaGrad over replays of the training
 learners, the filter running exactly as it does at prediction time (`ReadinessModel.update`).
-The number of passes, the filter's prior variances and process noise, the factor on the
-questions' own context weights, and the Platt scaling are chosen on training learners held out
-of that fit (the filter's settings on a sample of them, for time). Nothing is set by hand for
-a particular data set. The passes stop when the held-out log-loss stops improving, or after
-FitConfig.max_epochs, fewer on a big log (FitConfig.max_replayed_answers): never on the clock.
+The number of passes, the filter's prior variances and process noise, and the Platt scaling
+are chosen on training learners held out of that fit (the filter's settings on a sample of
+them, for time). So is the factor on the questions' own context weights, on a log of at least
+FitConfig.tune_context_from answers; on a smaller one it is FitConfig.context_scale, where
+choosing it on a few held-out learners did worse. Nothing is set by hand for a particular data
+set: the defaults were chosen leaving each log out in turn (docs/readiness.md). The passes
+stop when the held-out log-loss stops improving, or after FitConfig.max_epochs, fewer on a big
+log (FitConfig.max_replayed_answers): never on the clock.
 
 The replays run over answers encoded once as flat tuples (`_encode`), with the filter's step
 inlined rather than calls to `ReadinessModel`: pure Python does about 50,000 answers a second
@@ -74,15 +77,27 @@ class FitConfig:
     # What a fit may cost, counted in answers rather than seconds, so that the same log and
     # seed give the same fit on any machine: beyond max_answers, fit on a random sample of
     # whole learners; and start no pass that would take the answers replayed by the passes
-    # past max_replayed_answers. Pure Python replays 50,000 to 75,000 answers a second; the
-    # larger log in data/kt (176,000 answers fitted on) gets its 6 passes, a site's 500,000
-    # sampled answers (400,000 fitted on) 4, about 30 seconds of CPU time either way.
+    # past max_replayed_answers. With 16 profile dimensions pure Python replayed 50,000 to
+    # 75,000 answers a second, and 48 take about 1.7 times as long; the larger log in data/kt
+    # (176,000 answers fitted on) gets its 6 passes, a site's 500,000 sampled answers
+    # (400,000 fitted on) 4: about 50 seconds of CPU time either way.
     max_answers: int = 500_000
     max_replayed_answers: int = 1_600_000
     # Held-out answers the filter's settings are searched on (whole learners).
     tune_answers: int = 20_000
     # Passes without held-out learners (too few learners to hold any out).
     default_epochs: int = 3
+    # The factor on the questions' own context weights (see _Filter.context_scale): this
+    # value, unless the log has at least `tune_context_from` answers, when the fit chooses it
+    # on its held-out learners with the filter's settings. Both were chosen leaving each log
+    # out in turn (docs/readiness.md, "One setting for every log"): chosen on 10 held-out
+    # learners of a 5,700-answer simulated log, the factor lost 0.0025 AUC to this value.
+    context_scale: float = 0.5
+    tune_context_from: int = 20_000
+    # The yardstick: a plain logistic regression on the same history features, questions and
+    # topics, without the filtered abilities, the profiles and the questions' own context
+    # weights (docs/readiness.md compares the model with it).
+    logistic_only: bool = False
 
 
 class Stop(StrEnum):
@@ -104,6 +119,9 @@ class FitReport:
     stop: Stop = Stop.NO_HOLDOUT
     holdout_logloss: list[float] = field(default_factory=list)
     sampled_answers: int | None = None  # answers fitted on, when the log was sampled
+    # Whether the questions' context factor was chosen on the held-out learners (a log of
+    # FitConfig.tune_context_from answers or more) rather than set (FitConfig.context_scale).
+    context_chosen: bool = False
     filter: dict[str, float] = field(default_factory=dict)
     slope: float = 1.0
     intercept: float = 0.0
@@ -134,6 +152,9 @@ class _Filter:
             "context_scale": self.context_scale,
         }
 
+
+# The yardstick's (FitConfig.logistic_only): no abilities, profiles or question context.
+_LOGISTIC = _Filter(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 # Each setting's candidates for the coordinate search, in increasing order.
 _FILTER_GRID = {
@@ -576,9 +597,15 @@ def _sample(bases: Sequence[list[_Base]], answers: int) -> Sequence[list[_Base]]
     return bases
 
 
-def _tune_filter(model: _Weights, bases: Sequence[list[_Base]], start: _Filter) -> _Filter:
+def _tune_filter(
+    model: _Weights, bases: Sequence[list[_Base]], start: _Filter, *, tune_context: bool = True
+) -> _Filter:
     """Coordinate search of the filter's settings on the held-out learners' log-loss: each in
-    turn moves along its grid while that helps; rounds until nothing moves."""
+    turn moves along its grid while that helps; rounds until nothing moves. The context
+    factor stays at its start unless `tune_context`."""
+    searched = {
+        name: grid for name, grid in _FILTER_GRID.items() if tune_context or name != "context_scale"
+    }
 
     def loss(filt: _Filter) -> float:
         return _logloss(*_filtered_logits(model, bases, filt))
@@ -586,7 +613,7 @@ def _tune_filter(model: _Weights, bases: Sequence[list[_Base]], start: _Filter) 
     best, best_loss = start, loss(start)
     for _round in range(3):
         moved = False
-        for name, grid in _FILTER_GRID.items():
+        for name, grid in searched.items():
             current = grid.index(getattr(best, name))
             for step in (1, -1):
                 index = current + step
@@ -670,7 +697,8 @@ def fit(
     report.holdout_learners = len(hold_blocks)
     all_blocks = fit_blocks + hold_blocks
     model = _Weights(len(items), len(topics), config, random_source)
-    filt = _Filter()
+    filt = _LOGISTIC if config.logistic_only else _Filter(context_scale=config.context_scale)
+    tune_context = report.answers >= config.tune_context_from
     slope, intercept = 1.0, 0.0
     if hold_blocks:
         model.set_priors(fit_blocks, config)
@@ -679,8 +707,11 @@ def fit(
         for epoch in range(1, passes + 1):
             _train(model, fit_blocks, config, filt, random_source)
             bases = _base_logits(model, hold_blocks)
-            if epoch == 1:
-                filt = _tune_filter(model, _sample(bases, config.tune_answers), filt)
+            if epoch == 1 and not config.logistic_only:
+                filt = _tune_filter(
+                    model, _sample(bases, config.tune_answers), filt, tune_context=tune_context
+                )
+                report.context_chosen = tune_context
             loss = _logloss(*_filtered_logits(model, bases, filt))
             report.holdout_logloss.append(loss)
             report.passes = epoch

@@ -40,7 +40,9 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   they enter scaled by a factor (0 to 1) chosen on the held-out learners with the filter's
   settings: an empirical-Bayes shrinkage, which switches them off where questions do not
   differ (on simulated Rasch learners, where they only fitted noise and degraded the
-  readiness forecast, it chooses 0; on Statics 1, on ASSISTments 0.5).
+  readiness forecast, it chooses 0; on Statics 1, on ASSISTments 0.25 or 0.5). On a log too
+  small for that choice to be reliable (`fitting.FitConfig.tune_context_from`) the factor is
+  0.5, the value chosen leaving each log out in turn.
 - The total pattern and the context terms (the streak terms) say how the very next answer
   goes after the last few. A prediction for no question in particular (topic readiness, and
   the forecast's question met fresh on an exam, not right after those answers) uses instead
@@ -60,9 +62,13 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   question has a small vector fitted on past answers, each learner a vector, with variances,
   that the filter moves after each answer. It lets what a learner did on some questions inform
   other questions that past learners found to go together, across topics. Its size matters
-  (on ASSISTments 2009, 16 dimensions gave AUC 0.812 where 8 gave 0.803); the learner's prior
-  variance is set apart for each half of the dimensions, so the fit can switch the second
-  half off where it does not help.
+  (on ASSISTments 2009, 8 dimensions gave AUC 0.803, 16 0.813, 32 0.817, 48 0.820 and 64
+  0.819; on Statics 16 gave 0.8356, 32 0.8365 and 48 0.8356). It was chosen on the training
+  learners held out of the fit, whose log-loss fell with every size on ASSISTments and was
+  flat on Statics, and on the cost: 48 is the largest whose fit on ASSISTments stays within a
+  minute of CPU (docs/readiness.md, "Measured"). The learner's prior variance is set apart
+  for each half of the dimensions, so the fit can switch the second half off where it does
+  not help.
 - Weights, difficulties and question profiles are fitted on past learners' answers, and the
   filter's settings and the Platt scaling chosen on learners held out of that fit, by
   `progress.engine.fitting` (its docstring says how). Nothing is set by hand for a particular
@@ -136,7 +142,7 @@ def _signs(code: int) -> tuple[float, float, float]:
 _SIGNS = [_signs(code) for code in range(N_PATTERNS)]
 
 # Dimensions of the learner and question profiles (see the module's docstring for why 16).
-PROFILE_SIZE = 16
+PROFILE_SIZE = 48
 
 # z-score of the 10th and 90th percentiles: an 80% range.
 Z80 = 1.2815515655446004

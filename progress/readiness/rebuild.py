@@ -118,10 +118,20 @@ def fit_on_attempts(
         last_attempt_id=last_id,
         summary=(
             f"fitted on {answers:,} answers of {learner_count:,} learners, {report.epochs} of "
-            f"{report.passes} passes kept ({report.stop})"
+            f"{report.passes} passes kept ({report.stop}); {_context_factor(report)}"
         ),
     )
     return fit, report, ""
+
+
+def _context_factor(report: fitting.FitReport) -> str:
+    """What the fit did with the questions' own weights on the last answers: the factor, and
+    whether the site's attempts were enough to choose it on their own learners."""
+    factor = report.filter.get("context_scale", 0.0)
+    if report.context_chosen:
+        return f"question context factor {factor:g}, chosen on held-out learners"
+    enough = fitting.FitConfig().tune_context_from
+    return f"question context factor {factor:g}, set (chosen from {enough:,} answers)"
 
 
 def rebuild_readiness(

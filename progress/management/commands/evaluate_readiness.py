@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from progress.engine import evaluation
+from progress.engine import evaluation, fitting
 from progress.practice.models import Attempt
 
 # Below this, the site's attempts say nothing useful about the model.
@@ -43,6 +43,13 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--seed", type=int, default=0, help="Seed of the split and of the fit (default 0)."
+        )
+        parser.add_argument(
+            "--yardstick",
+            action="store_true",
+            help="Fit and score the yardstick instead of the model: a plain logistic "
+            "regression on the same history features, questions and topics, without the "
+            "learner's filtered abilities and profile.",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -88,7 +95,8 @@ class Command(BaseCommand):
                 "The split leaves no learner on one side: the log needs two learners or more."
             )
 
-        result = evaluation.evaluate(train, test, seed=seed)
+        config = fitting.FitConfig(logistic_only=True) if options["yardstick"] else None
+        result = evaluation.evaluate(train, test, seed=seed, config=config)
         for line in result.table(train_name, test_name):
             self.stdout.write(line)
         self.stdout.write(f"total time {time.perf_counter() - started:.1f} s")
