@@ -787,11 +787,12 @@ def typed_http(
     print(
         f"\nhtmx quiz POST by item type, {TYPE_LEARNERS} learners, "
         + ("the worker running" if worker is not None else "the worker stopped")
-        + f"\n{'type':<16}{'req/s':>9}{'p99 ms':>9}{'x single':>10}"
+        + f"\n{'type':<16}{'req/s':>9}{'p99 ms':>9}{'x single':>10}   req/s of each run"
     )
     for kind in KINDS:
         rate = statistics.mean(rates[kind])
-        print(f"{kind:<16}{rate:>9,.0f}{max(p99[kind]):>9.1f}{single / rate:>10.2f}")
+        runs = ", ".join(f"{r:,.0f}" for r in rates[kind])
+        print(f"{kind:<16}{rate:>9,.0f}{max(p99[kind]):>9.1f}{single / rate:>10.2f}   {runs}")
 
 
 def print_row(name: str, connections: int, figures: Any, healthz: float | None) -> None:
