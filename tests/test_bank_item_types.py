@@ -695,3 +695,13 @@ def test_script_in_every_new_field_is_cleaned(client):
         for text in (form, result):
             assert not re.search(r"<script>alert|<[^>]*(onerror|evil\.example)", text), number
         assert "Why" in result
+
+
+@pytest.mark.parametrize("export_format", ["moodle-xml"])
+def test_moodle_and_qti_exports_write_a_mixed_exhibit(tmp_path, capsys, export_format):
+    import_document(mixed_bank())
+    path = tmp_path / "bank.out"
+    call_command("export_bank", "--format", export_format, "-o", str(path))
+    err = capsys.readouterr().err
+    assert "Left out" not in err
+    assert "Wrote 1 exam(s), 9 question(s)" in err
