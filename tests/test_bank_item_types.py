@@ -697,7 +697,7 @@ def test_script_in_every_new_field_is_cleaned(client):
         assert "Why" in result
 
 
-@pytest.mark.parametrize("export_format", ["moodle-xml"])
+@pytest.mark.parametrize("export_format", ["moodle-xml", "qti3"])
 def test_moodle_and_qti_exports_write_a_mixed_exhibit(tmp_path, capsys, export_format):
     import_document(mixed_bank())
     path = tmp_path / "bank.out"
