@@ -169,6 +169,7 @@ def test_a_mixed_exhibit_shows_each_gap_in_place_as_a_select_or_a_labelled_input
     )
     assert "(unit: ms)" in text
     assert text.count("<select") == 1
+    assert "Choose or type the right value in each gap of the exhibit." in text
 
 
 def test_nothing_of_a_mixed_exhibits_answer_reaches_the_page_before_answering(client):
