@@ -680,21 +680,26 @@ def with_script(bank: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_script_in_every_new_field_is_cleaned(client):
-    import_document(with_script(item_bank()))
+    import_document(with_script(mixed_bank()))
     stored = Part.objects.filter(question__uid="item-04").first()
     assert stored is not None
     assert "<script>" in stored.why  # kept as written, cleaned on output
-    for number in range(1, 7):
+    for number in range(1, 8):
         question = Question.objects.get(uid=f"item-{number:02d}")
         form = client.get(question.get_absolute_url()).text
         page = items.page_of(question)
         data = items.right_post(page)
-        if question.kind == Kind.FILL_IN:  # a wrong answer with feedback, to show it too
+        # A wrong answer with feedback, to show it too (a blank, a gap typed in).
+        if question.kind == Kind.FILL_IN:
             data[f"blank-{page.parts[0].key}"] = "us-east1"
+        if number == 7:
+            data[f"gap-{page.parts[1].key}"] = "us-east1"
         result = client.post(question.get_absolute_url(), data).text
         for text in (form, result):
             assert not re.search(r"<script>alert|<[^>]*(onerror|evil\.example)", text), number
         assert "Why" in result
+        if number == 7:
+            assert "That is South Carolina." in result
 
 
 @pytest.mark.parametrize("export_format", ["moodle-xml", "qti3"])
