@@ -150,7 +150,17 @@ class GapInline(PartRowInline):
     min_num = 1
     max_num = MAX_PARTS
     add_extra = 1
-    fieldsets = [(None, {"fields": ["prompt"]}), RATIONALE]
+    fieldsets = [
+        (None, {"fields": ["prompt"]}),
+        ("Typed in instead of chosen: a text answer", {
+            "fields": ["accepted", ("match_case", "ignore_spaces")], "classes": ["collapse"]
+        }),
+        ("Or a number", {"fields": [("number", "tolerance"), "units"], "classes": ["collapse"]}),
+        ("Feedback on common wrong answers typed", {
+            "fields": ["feedback"], "classes": ["collapse"]
+        }),
+        RATIONALE,
+    ]  # fmt: skip
     verbose_name = "gap"
     verbose_name_plural = "gaps: the first is [[1]] in the exhibit, the second [[2]], …"
 
@@ -158,7 +168,9 @@ class GapInline(PartRowInline):
 class GapChoiceInline(OptionRowInline):
     form = GapChoiceForm
     formset = GapChoiceFormSet
-    min_num = 2
+    # A gap typed in has no choices; the item's rules count each drop-down's.
+    min_num = 0
+    add_extra = 4
     fieldsets = [
         (None, {"fields": [("gap", "position", "is_correct"), "text"]}),
         ("Rationale (optional: learners read the gap's)", {
@@ -195,7 +207,8 @@ KIND_GUIDES: dict[str, str] = {
     Kind.FILL_IN: "Blanks, each accepting texts (with case and space rules) or a number (with "
     "a tolerance and units), and feedback on common wrong answers.",
     Kind.DROPDOWN: "An exhibit (a table, code or configuration) with drop-downs in place: "
-    "gaps marked [[1]], [[2]], … in the exhibit, each with its choices, one of them correct.",
+    "gaps marked [[1]], [[2]], … in the exhibit, each with its choices, one of them correct. "
+    "A gap without choices is typed in instead: give it accepted texts or a number.",
 }
 
 # What a type's rows are called, for the note after a change of type.
@@ -273,7 +286,7 @@ def drop_rows_of_other_kinds(question: Question) -> None:
             cleared["answer"] = None
         if kind != Kind.YES_NO:
             cleared["is_yes"] = None
-        if kind != Kind.FILL_IN:
+        if kind not in (Kind.FILL_IN, Kind.DROPDOWN):
             cleared |= {"accepted": "", "match_case": False, "ignore_spaces": False}
             cleared |= {"number": None, "tolerance": 0, "units": "", "feedback": []}
         parts.update(**cleared)

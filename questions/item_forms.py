@@ -411,15 +411,20 @@ class BlankForm(PartForm):
         )
 
 
-class GapForm(PartForm):
-    """A drop-down's gap: [[n]] in the exhibit marks where the n-th gap goes."""
+class GapForm(BlankForm):
+    """An exhibit's gap: [[n]] in the exhibit marks where the n-th gap goes. A drop-down with
+    its choices (the choices' rows name it), or, without choices, a blank typed in place
+    that accepts texts or a number as a fill-in's blank does."""
 
-    class Meta(PartForm.Meta):
-        fields = ["prompt", *RATIONALE_FIELDS]
+    class Meta(BlankForm.Meta):
+        fields = [f for f in BlankForm.Meta.fields if f != "position"]
         labels = {"prompt": "Label"}
         help_texts = {
-            "prompt": "What the drop-down sets, e.g. “Storage class”: screen readers name it "
-            "so, and the result lists it.",
+            **BlankForm.Meta.help_texts,
+            "prompt": "What the gap sets, e.g. “Storage class”: screen readers name it so, "
+            "and the result lists it.",
+            "accepted": "A gap typed in (no choices name it): one accepted answer per line.",
+            "number": "A gap typed in, instead of accepted texts: a number, e.g. 2.5.",
             "why": "Why its right choice is right here; required before publishing.",
             "tempting_because": "The usual wrong choice, and why learners make it.",
             "right_when": "When another choice would be right.",

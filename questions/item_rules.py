@@ -132,13 +132,21 @@ def _fill_in(
     if not parts:
         problems.append("a fill-in needs at least one blank")
     for number, part in enumerate(parts, 1):
-        if part.number is None and not part.accepted:
-            problems.append(f"blank {number} needs an accepted answer or a number")
-        elif part.number is not None and part.accepted:
-            problems.append(f"blank {number} takes either accepted texts or a number, not both")
+        problems += _blank_problems(f"blank {number}", part)
     if options:
         problems.append("a fill-in has blanks (parts), not options")
     return problems
+
+
+def _blank_problems(name: str, part: PartFacts, *, typed_in: bool = False) -> list[str]:
+    """What a typed blank (a fill-in's, or an exhibit's gap without choices) lacks."""
+    if part.number is None and not part.accepted:
+        if typed_in:
+            return [f"{name} needs choices, or an accepted answer or a number to type"]
+        return [f"{name} needs an accepted answer or a number"]
+    if part.number is not None and part.accepted:
+        return [f"{name} takes either accepted texts or a number, not both"]
+    return []
 
 
 def _dropdown(
@@ -147,9 +155,18 @@ def _dropdown(
     problems = []
     if not parts:
         problems.append("drop-downs need at least one gap")
-    for number in range(len(parts)):
+    for number, part in enumerate(parts):
         mine = [option for option in options if option.gap == number]
-        if len(mine) < 2:
+        typed = part.number is not None or bool(part.accepted)
+        if not mine:
+            # A gap without choices is typed in, as a fill-in's blank is.
+            problems += _blank_problems(f"gap {number + 1}", part, typed_in=True)
+        elif typed:
+            problems.append(
+                f"gap {number + 1} takes either choices or a typed answer (accepted texts or "
+                "a number), not both"
+            )
+        elif len(mine) < 2:
             problems.append(f"gap {number + 1} needs at least 2 choices (it has {len(mine)})")
         elif sum(1 for option in mine if option.is_correct) != 1:
             problems.append(f"gap {number + 1} needs exactly one correct choice")

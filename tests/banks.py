@@ -210,3 +210,49 @@ def item_bank(prefix: str = "item") -> dict[str, Any]:
     ]
     exam["questions"].extend(item_questions(prefix))
     return bank
+
+
+def mixed_gaps_question(uid: str = "item-07", topic: str = "topic-a") -> dict[str, Any]:
+    """A drop-down exhibit whose gaps are of different kinds: a drop-down, a text typed in
+    and a number typed in (what a Moodle cloze or a QTI item of several interactions is)."""
+    return {
+        "uid": uid,
+        "topic": topic,
+        "kind": "dropdown",
+        "scoring": "partial",
+        "stem": "Complete the configuration.",
+        "explanation": "Explanation of the mixed exhibit.",
+        "status": "published",
+        "exhibit": "```\nstorage: [[1]]\nregion: [[2]]\nlatency: [[3]]\n```",
+        "gaps": [
+            {
+                "label": "Storage class",
+                "choices": [
+                    {"text": "ARCHIVE", "correct": True, **_why("archive")},
+                    {"text": "STANDARD", "correct": False, **_why("standard")},
+                ],
+                **_why("the storage class"),
+            },
+            {
+                "label": "Region",
+                "accepted": ["us-central1", "Iowa"],
+                "ignore_spaces": True,
+                "feedback": [{"answer": "us-east1", "feedback": "That is South Carolina."}],
+                **_why("the region"),
+            },
+            {
+                "label": "Latency",
+                "number": 40,
+                "tolerance": 2.5,
+                "units": ["ms"],
+                **_why("the latency"),
+            },
+        ],
+    }
+
+
+def mixed_bank() -> dict[str, Any]:
+    """item_bank with a mixed exhibit (mixed_gaps_question) after its other questions."""
+    bank = item_bank()
+    bank["exams"][0]["questions"].append(mixed_gaps_question())
+    return bank

@@ -101,6 +101,25 @@ def dropdown(topic: Topic | None = None, gaps: int = 2, **fields: Any) -> Questi
     return question
 
 
+def mixed_dropdown(topic: Topic | None = None, **fields: Any) -> Question:
+    """An exhibit whose gaps are of different kinds: [[1]] a drop-down ("Right 1" is right),
+    [[2]] a text typed in ("us-central1" or "Iowa"), [[3]] a number (40 ± 2 ms)."""
+    fields.setdefault("exhibit", "```\nstorage: [[1]]\nregion: [[2]]\nlatency: [[3]]\n```")
+    question = _question(Kind.DROPDOWN, topic, **fields)
+    part = _part(question, 0, prompt="Storage class")
+    _option(question, 0, "Wrong 1", part=part)
+    _option(question, 1, "Right 1", part=part, is_correct=True)
+    _part(
+        question,
+        1,
+        prompt="Region",
+        accepted="us-central1\nIowa",
+        feedback=[{"answer": "us-east1", "feedback": "That region is in South Carolina."}],
+    )
+    _part(question, 2, prompt="Latency", number=Decimal(40), tolerance=Decimal(2), units="ms")
+    return question
+
+
 # Long enough to scroll beside its question on a desktop, with a table wider than a phone.
 SCENARIO = """Contoso runs a head office and three branch offices. Each branch reaches the
 head office over a site-to-site VPN; the head office hosts the file servers and the
@@ -159,7 +178,11 @@ def right_post(page: QuestionPage) -> dict[str, Any]:
         return {f"place-{o.key}": str(o.order) for o in page.options if o.order is not None}
     data = {}
     for part in page.parts:
-        if page.kind == Kind.FILL_IN:
+        if page.kind == Kind.DROPDOWN and not part.choice_views:
+            data[f"gap-{part.key}"] = (
+                str(part.answer.number) if part.is_numeric else part.answer.accepted[0]
+            )
+        elif page.kind == Kind.FILL_IN:
             data[f"blank-{part.key}"] = (
                 str(part.answer.number) if part.is_numeric else part.answer.accepted[0]
             )

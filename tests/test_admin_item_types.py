@@ -365,6 +365,66 @@ def test_a_curator_creates_drop_downs_whose_choices_name_new_gaps(curator, clien
     assert answered_right(client, question)
 
 
+def mixed_dropdown_form(curator, topic) -> dict[str, object]:
+    """Gap 1 a drop-down; gap 2 typed text; gap 3 a number typed."""
+    data = add_form(
+        curator, "dropdown", topic,
+        exhibit="```\nstorage_class: [[1]]\nregion: [[2]]\nlatency: [[3]]\n```",
+    )  # fmt: skip
+    with_rows(
+        data, "parts",
+        {"prompt": "Storage class", "tolerance": "", **why("it is read once a year")},
+        {"prompt": "Region", "accepted": "us-central1\nIowa", "tolerance": "",
+         "feedback": '[{"answer": "us-east1", "feedback": "That one is in South Carolina."}]',
+         **why("the data stays in Iowa")},
+        {"prompt": "Latency", "number": "40", "tolerance": "2", "units": "ms",
+         **why("the link is short")},
+    )  # fmt: skip
+    return with_rows(
+        data, "options",
+        {"gap": "1", "position": "0", "text": "ARCHIVE", "is_correct": True},
+        {"gap": "1", "position": "1", "text": "STANDARD"},
+    )  # fmt: skip
+
+
+def test_a_curator_creates_an_exhibit_with_a_drop_down_and_typed_gaps(curator, client):
+    data = mixed_dropdown_form(curator, TopicFactory())
+    question = saved(add(curator, "dropdown", data), "dropdown")
+    gaps = list(question.parts.all())
+    assert [(g.prompt, g.accepted_texts, g.number) for g in gaps] == [
+        ("Storage class", [], None),
+        ("Region", ["us-central1", "Iowa"], None),
+        ("Latency", [], Decimal(40)),
+    ]
+    assert gaps[2].tolerance == 2
+    assert gaps[2].unit_list == ["ms"]
+    assert [o.part_id for o in question.options.all()] == [gaps[0].pk, gaps[0].pk]
+    assert answered_right(client, question)
+
+
+@pytest.mark.parametrize(("spoil", "sentence"), [
+    (lambda d: fill(d, parts__1__accepted=""),
+     "Gap 2 needs choices, or an accepted answer or a number to type."),
+    (lambda d: fill(d, parts__2__accepted="forty"),
+     "Gap 3 takes either accepted texts or a number, not both."),
+    (lambda d: fill(d, parts__0__accepted="ARCHIVE"),
+     "Gap 1 takes either choices or a typed answer (accepted texts or a number), not both."),
+    (lambda d: fill(d, options__1__gap="2"),
+     "Gap 1 needs at least 2 choices (it has 1)."),
+    (lambda d: fill(d, options__0__is_correct=False),
+     "Gap 1 needs exactly one correct choice."),
+])  # fmt: skip
+def test_a_mixed_exhibits_gap_rules_refuse_the_save(curator, spoil, sentence):
+    from django.utils.html import escape
+
+    data = spoil(mixed_dropdown_form(curator, TopicFactory()))
+    before = row_counts()
+    response = add(curator, "dropdown", data)
+    assert response.status_code == 200
+    assert escape(sentence) in errors_at_top(response), every_error(response)
+    assert row_counts() == before
+
+
 # Every rule refuses the save with its sentence, and nothing is saved -------------------------
 
 

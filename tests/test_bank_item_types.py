@@ -19,7 +19,7 @@ from questions.bank.foreign_import import import_upload
 from questions.bank.formats.courseiva import export_document
 from questions.models import CaseStudy, Exam, Kind, Option, Part, Question, Rationale, Scoring
 from tests import items
-from tests.banks import clone, item_bank, make_bank, write
+from tests.banks import clone, item_bank, make_bank, mixed_bank, write
 
 pytestmark = pytest.mark.django_db
 
@@ -116,6 +116,74 @@ def test_the_preview_lists_each_part_with_what_is_right():
         (o.text, o.correct) for o in planned["item-03"].options
     ]
     assert planned["item-05"].options[1].text == "Latency: 40 ± 2.5 ms"
+
+
+def test_a_mixed_exhibit_imports_its_typed_gaps_and_answers_right(client):
+    import_document(mixed_bank())
+    question = Question.objects.get(uid="item-07")
+    storage, region, latency = question.parts.all()
+    assert [o.part_id for o in question.options.all()] == [storage.pk, storage.pk]
+    assert (region.accepted_texts, region.ignore_spaces) == (["us-central1", "Iowa"], True)
+    assert region.feedback == [{"answer": "us-east1", "feedback": "That is South Carolina."}]
+    assert (latency.number, latency.tolerance, latency.unit_list) == (40, 2.5, ["ms"])
+    assert latency.why == "Why the latency is so."
+    page = items.page_of(question)
+    response = client.post(question.get_absolute_url(), items.right_post(page))
+    assert "✓</span> Correct" in response.text
+    planned = {p.uid: p for p in planned_questions(mixed_bank(), {})}
+    assert [(o.text, o.correct) for o in planned["item-07"].options] == [
+        ("[[1]] Storage class: ARCHIVE", True),
+        ("[[1]] Storage class: STANDARD", False),
+        ("[[2]] Region: us-central1 / Iowa", True),
+        ("[[3]] Latency: 40 ± 2.5 ms", True),
+    ]
+
+
+def test_a_mixed_exhibit_exports_and_imports_back_unchanged(tmp_path):
+    bank = mixed_bank()
+    import_document(bank)
+    exported = export()
+    assert exported == bank
+    assert "choices" not in question_of(exported, "item-07")["gaps"][1]
+    Question.objects.all().delete()
+    Exam.objects.all().delete()
+    call_command("import_bank", str(write(tmp_path, exported)))
+    assert export() == bank
+
+
+def mixed_edit(change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    bank = mixed_bank()
+    change(question_of(bank, "item-07")["gaps"])
+    return bank
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda gaps: gaps[1].pop("accepted"),
+            "gaps: gap 2 needs choices, or an accepted answer or a number to type",
+        ),
+        (
+            lambda gaps: gaps[0].update(accepted=["ARCHIVE"]),
+            "gaps: gap 1 takes either choices or a typed answer",
+        ),
+        (
+            lambda gaps: gaps[2].update(match_case=True),
+            "gaps[2].match_case: case and spaces rules are for accepted texts",
+        ),
+        (
+            lambda gaps: gaps[1]["feedback"][0].update(answer="Iowa"),
+            "gaps[1].feedback[0].answer: 'Iowa' is accepted",
+        ),
+    ],
+)
+def test_a_typed_gap_breaking_a_blanks_rule_is_refused(tmp_path, capsys, change, expected):
+    with pytest.raises(CommandError, match="Nothing imported"):
+        call_command("import_bank", str(write(tmp_path, mixed_edit(change))))
+    err = capsys.readouterr().err
+    assert expected in err, err
+    assert not Question.objects.exists()
 
 
 # A version-1 file imports as it always did. ---------------------------------------------
@@ -612,18 +680,33 @@ def with_script(bank: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_script_in_every_new_field_is_cleaned(client):
-    import_document(with_script(item_bank()))
+    import_document(with_script(mixed_bank()))
     stored = Part.objects.filter(question__uid="item-04").first()
     assert stored is not None
     assert "<script>" in stored.why  # kept as written, cleaned on output
-    for number in range(1, 7):
+    for number in range(1, 8):
         question = Question.objects.get(uid=f"item-{number:02d}")
         form = client.get(question.get_absolute_url()).text
         page = items.page_of(question)
         data = items.right_post(page)
-        if question.kind == Kind.FILL_IN:  # a wrong answer with feedback, to show it too
+        # A wrong answer with feedback, to show it too (a blank, a gap typed in).
+        if question.kind == Kind.FILL_IN:
             data[f"blank-{page.parts[0].key}"] = "us-east1"
+        if number == 7:
+            data[f"gap-{page.parts[1].key}"] = "us-east1"
         result = client.post(question.get_absolute_url(), data).text
         for text in (form, result):
             assert not re.search(r"<script>alert|<[^>]*(onerror|evil\.example)", text), number
         assert "Why" in result
+        if number == 7:
+            assert "That is South Carolina." in result
+
+
+@pytest.mark.parametrize("export_format", ["moodle-xml", "qti3"])
+def test_moodle_and_qti_exports_write_a_mixed_exhibit(tmp_path, capsys, export_format):
+    import_document(mixed_bank())
+    path = tmp_path / "bank.out"
+    call_command("export_bank", "--format", export_format, "-o", str(path))
+    err = capsys.readouterr().err
+    assert "Left out" not in err
+    assert "Wrote 1 exam(s), 9 question(s)" in err

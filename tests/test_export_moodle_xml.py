@@ -195,6 +195,43 @@ def test_drop_downs_are_gapselect_each_gap_its_group(tmp_path):
     assert "Wrong 1.</strong> Why Wrong 1 goes there." in general
 
 
+def test_an_exhibit_with_typed_gaps_is_a_cloze_that_reads_back(tmp_path, capsys):
+    question = items.mixed_dropdown(scoring=Scoring.PARTIAL)
+    element = question_of(export(tmp_path), question)
+    assert element.get("type") == "cloze"
+    text = text_of(element, "questiontext")
+    assert "storage: {1:MULTICHOICE:Wrong 1#Why Wrong 1 goes there." in text
+    assert "~=Right 1#Why Right 1 goes there." in text
+    assert "region: {1:SHORTANSWER:=us-central1#Part 2 is so" in text
+    assert "~%0%us-east1#That region is in South Carolina.}" in text
+    assert "latency: {1:NUMERICAL:=40:2#Part 3 is so" in text
+    assert "Gap 1, Storage class.</strong> Part 1 is so" in text_of(element, "generalfeedback")
+    path = tmp_path / "mixed.xml"
+    call_command("export_bank", "--format", "moodle-xml", "-o", str(path))
+    target = ExamFactory(slug="round-trip")
+    _, result = run(capsys, path, "--exam", target.slug)
+    assert (result["imported"], result["skipped"], result["errors"]) == (1, [], [])
+    back = Question.objects.get(topic__exam=target)
+    assert (back.kind, back.scoring) == (Kind.DROPDOWN, Scoring.PARTIAL)
+    assert "storage: [[1]] region: [[2]] latency: [[3]]" in seen(back.exhibit)
+
+    def gaps(q: Question) -> list[tuple[Any, ...]]:
+        return [
+            (
+                [(seen(o.text), o.is_correct) for o in part.options.all()],
+                part.accepted_texts,
+                part.number,
+                part.tolerance,
+                part.feedback,
+            )
+            for part in q.parts.all()
+        ]
+
+    assert gaps(back) == gaps(question)
+    for mine, theirs in zip(question.parts.all()[1:], back.parts.all()[1:], strict=True):
+        assert theirs.why.startswith(mine.why)
+
+
 def test_a_case_study_is_a_description_before_its_questions_last_in_their_topic(tmp_path):
     case = items.case_study(questions=2)
     topic = case.questions.first().topic

@@ -225,6 +225,50 @@ def test_drop_downs_are_inline_choices_in_the_exhibit(tmp_path):
     assert len(both) == 2
 
 
+def test_typed_gaps_are_text_entries_beside_inline_choices_and_read_back(tmp_path, capsys):
+    question = items.mixed_dropdown(scoring=Scoring.PARTIAL)
+    item = Package(tmp_path).item(question)
+    [code] = item.find(q("qti-item-body")).iter(f"{{{QTI3}}}code")
+    assert [(child.tag.rpartition("}")[2], child.get("response-identifier")) for child in code] == [
+        ("qti-inline-choice-interaction", "GAP_1"),
+        ("qti-text-entry-interaction", "GAP_2"),
+        ("qti-text-entry-interaction", "GAP_3"),
+    ]
+    declarations = {d.get("identifier"): d for d in item.findall(q("qti-response-declaration"))}
+    assert [declarations[f"GAP_{n}"].get("base-type") for n in (1, 2, 3)] == [
+        "identifier",
+        "string",
+        "float",
+    ]
+    entries = [e.get("map-key") for e in declarations["GAP_2"].iter(f"{{{QTI3}}}qti-map-entry")]
+    assert entries == ["us-central1", "Iowa"]
+    assert correct(item, "GAP_3") == ["40"]
+    assert feedback_text(item, "GAP_2_WRONG_1") == "That region is in South Carolina."
+    assert feedback_text(item, "G2") == "Part 2 is so because of the scenario."
+    path = tmp_path / "mixed.zip"
+    call_command("export_bank", "--format", "qti3", "-o", str(path))
+    target = ExamFactory(slug="round-trip")
+    _, result = run(capsys, path, "--exam", target.slug)
+    assert (result["imported"], result["skipped"], result["errors"]) == (1, [], [])
+    back = Question.objects.get(topic__exam=target)
+    assert (back.kind, back.scoring) == (Kind.DROPDOWN, Scoring.PARTIAL)
+    assert "storage: [[1]] region: [[2]] latency: [[3]]" in seen(back.exhibit)
+
+    def gaps(question: Question) -> list[tuple[Any, ...]]:
+        return [
+            (
+                [(seen(o.text), o.is_correct) for o in part.options.all()],
+                part.accepted_texts,
+                part.number,
+                part.tolerance,
+                part.match_case,
+            )
+            for part in question.parts.all()
+        ]
+
+    assert gaps(back) == gaps(question)
+
+
 def test_a_case_study_is_a_shared_stimulus_its_items_refer_to(tmp_path):
     case = items.case_study(questions=2)
     package = Package(tmp_path)

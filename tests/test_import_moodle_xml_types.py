@@ -10,6 +10,7 @@ from django.core.management import call_command
 
 from questions.markup import render_markdown
 from questions.models import Question
+from tests import items
 from tests.factories import ExamFactory, TopicFactory
 from tests.foreign_files import FIXTURES, run, write
 
@@ -48,6 +49,36 @@ def test_amc2moodle_stems_survive_an_export_and_an_import(capsys, exam, tmp_path
     assert len(copies) == len(originals) == 7
     for original, copy in zip(originals, copies, strict=True):
         assert shown(copy.stem) == shown(original.stem)
+
+
+def test_moodles_cloze_of_choices_and_a_short_answer_is_an_exhibit_of_mixed_gaps(
+    capsys, exam, client
+):
+    """Moodle's fixture mixes four MULTICHOICE parts with a SHORTANSWER one: reported as
+    unsupported before, now drop-downs with a gap typed in, each in its place."""
+    path = FIXTURES / "moodle-sample_questions_with_old_image_tag.xml"
+    lines, result = run(capsys, path, "--exam", exam.slug)
+    assert result["skipped"] == []
+    cloze = Question.objects.get(kind="dropdown")
+    assert cloze.scoring == "partial"
+    assert cloze.stem == "Complete each gap: choose the right word, or type the answer."
+    assert "San Francisco: [[1]]" in cloze.exhibit
+    assert "The capital of France is [[5]]." in cloze.exhibit
+    gaps = list(cloze.parts.all())
+    assert [gap.options.count() for gap in gaps] == [2, 2, 2, 2, 0]
+    paris = gaps[4]
+    assert (paris.accepted_texts, paris.number, paris.match_case) == (["Paris"], None, False)
+    assert "Marseille" in " ".join(lines)  # its 50% is reported, not carried
+    right = [o.text for o in cloze.options.filter(is_correct=True)]
+    assert right == ["California", "Arizona", "California", "Arizona"]
+    cloze.status = "published"  # imports land in review
+    cloze.save()
+    page = items.page_of(cloze)
+    text = client.get(cloze.get_absolute_url()).text
+    assert 'aria-label="Blank 5: Gap 5"' in text
+    assert "Paris" not in text
+    response = client.post(cloze.get_absolute_url(), items.right_post(page))
+    assert "✓</span> Correct" in response.text
 
 
 def quiz(*questions: str) -> str:

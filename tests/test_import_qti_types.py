@@ -197,7 +197,7 @@ def test_text_entries_are_blanks_and_inline_choices_drop_downs(capsys, exam, tmp
     assert question.exhibit == "<p>The backbone is area [[1]].</p>"
 
 
-def test_several_choices_of_one_answer_are_drop_downs_and_mixed_ones_skipped(
+def test_several_choices_of_one_answer_are_drop_downs_with_text_entries_typed_in_place(
     capsys, exam, tmp_path
 ):
     choice = (
@@ -225,12 +225,47 @@ def test_several_choices_of_one_answer_are_drop_downs_and_mixed_ones_skipped(
         + '<qti-text-entry-interaction response-identifier="R2"/>',
     )
     _, result = run(capsys, write(tmp_path, "mixed.xml", mixed), "--exam", exam.slug)
-    [skipped] = result["skipped"]
-    assert skipped["type"] == "several interactions"
-    assert (
-        "choice, text entry: one question here holds several drop-downs or several blanks"
-        in (skipped["reason"])
+    assert (result["imported"], result["skipped"], result["errors"]) == (1, [], [])
+    back = Question.objects.get(uid__startswith="mixed")
+    assert back.kind == "dropdown"
+    assert [(p.prompt, p.options.count(), p.accepted_texts) for p in back.parts.all()] == [
+        ("Yes?", 2, []),
+        ("Gap 2", 0, ["x"]),
+    ]
+
+
+def test_an_inline_choice_and_a_text_entry_are_one_exhibit_of_mixed_gaps(capsys, exam, tmp_path):
+    """The mix reported as "several interactions" before: an inline choice and text entries
+    (a text and a number) in one sentence, each part scored (map_response)."""
+    declarations = (
+        declaration3("area0", identifier="AREA")
+        + '<qti-response-declaration identifier="PROTO" cardinality="single" base-type="string">'
+        "<qti-correct-response><qti-value>OSPF</qti-value></qti-correct-response>"
+        '<qti-mapping default-value="0"><qti-map-entry map-key="OSPF" mapped-value="1" '
+        'case-sensitive="false"/><qti-map-entry map-key="ospfv2" mapped-value="1" '
+        'case-sensitive="false"/></qti-mapping></qti-response-declaration>'
+        + '<qti-response-declaration identifier="COST" cardinality="single" base-type="integer">'
+        "<qti-correct-response><qti-value>10</qti-value></qti-correct-response>"
+        "</qti-response-declaration>"
     )
+    body = (
+        '<p>The protocol <qti-text-entry-interaction response-identifier="PROTO"/> runs in '
+        '<qti-inline-choice-interaction response-identifier="AREA">'
+        '<qti-inline-choice identifier="area0">area 0</qti-inline-choice>'
+        '<qti-inline-choice identifier="area1">area 1</qti-inline-choice>'
+        "</qti-inline-choice-interaction> with a cost of "
+        '<qti-text-entry-interaction response-identifier="COST"/>.</p>'
+    )
+    question = imported(capsys, exam, tmp_path, item3("ospf", declarations, body, "map_response"))
+    assert (question.kind, question.scoring) == ("dropdown", "partial")
+    assert question.exhibit == "<p>The protocol [[1]] runs in [[2]] with a cost of [[3]].</p>"
+    proto, area, cost = question.parts.all()
+    assert (proto.accepted_texts, proto.match_case) == (["OSPF", "ospfv2"], False)
+    assert [(o.text, o.is_correct) for o in area.options.all()] == [
+        ("area 0", True),
+        ("area 1", False),
+    ]
+    assert (cost.number, cost.accepted_texts) == (Decimal(10), [])
 
 
 def test_hotspot_and_select_point_are_reported_with_a_reason(capsys, exam, tmp_path):

@@ -159,6 +159,65 @@ def test_drop_downs_sit_in_the_exhibit_where_it_marks_them(client):
     assert re.search(r"setting_1: <select[^>]*aria-label=\"Drop-down 1: Setting 1\"", text)
 
 
+def test_a_mixed_exhibit_shows_each_gap_in_place_as_a_select_or_a_labelled_input(client):
+    question = items.mixed_dropdown()
+    text = client.get(question.get_absolute_url()).text
+    assert re.search(r"storage: <select[^>]*aria-label=\"Drop-down 1: Storage class\"", text)
+    assert re.search(r'region: <input[^>]*type="text"[^>]*aria-label="Blank 2: Region"', text)
+    assert re.search(
+        r'latency: <input[^>]*inputmode="decimal"[^>]*aria-label="Blank 3: Latency"', text
+    )
+    assert "(unit: ms)" in text
+    assert text.count("<select") == 1
+    assert "Choose or type the right value in each gap of the exhibit." in text
+
+
+def test_nothing_of_a_mixed_exhibits_answer_reaches_the_page_before_answering(client):
+    question = items.mixed_dropdown()
+    text = client.get(question.get_absolute_url()).text
+    for secret in ("us-central1", "Iowa", "South Carolina", "Why Right 1 goes there."):
+        assert secret not in text
+    for part in Part.objects.filter(question=question):
+        assert part.why not in text
+    assert not re.search(r"\b40\b", text)
+    assert not re.search(r"selected|checked", text)
+
+
+def test_a_mixed_exhibit_is_graded_gap_by_gap_with_partial_credit(client):
+    question = items.mixed_dropdown(scoring=Scoring.PARTIAL)
+    page = items.page_of(question)
+    right = items.right_post(page)
+    text = post(client, question, right).text
+    assert "✓</span> Correct" in text
+    typed = {**right, f"gap-{page.parts[1].key}": "  IOWA ", f"gap-{page.parts[2].key}": "41 ms"}
+    assert "✓</span> Correct" in post(client, question, typed).text
+    wrong = {**right, f"gap-{page.parts[1].key}": "us-east1"}
+    text = post(client, question, wrong).text
+    assert "Partly right: 67%" in text
+    assert "That region is in South Carolina." in text
+    assert "us-central1 (also accepted: Iowa)" in text  # the right answer, after answering
+
+
+def test_a_mixed_exhibit_all_or_nothing_wants_every_gap(client):
+    question = items.mixed_dropdown()
+    page = items.page_of(question)
+    data = {**items.right_post(page), f"gap-{page.parts[2].key}": "50"}
+    text = post(client, question, data).text
+    assert "Not quite" in text
+    assert "You got 2 of the 3 parts right" in text
+
+
+def test_text_in_a_number_gap_is_a_400_that_records_nothing(client, learner):
+    client.force_login(learner)
+    question = items.mixed_dropdown()
+    page = items.page_of(question)
+    data = {**items.right_post(page), f"gap-{page.parts[2].key}": "forty"}
+    response = post(client, question, data)
+    assert response.status_code == 400
+    assert "Blank 3: Give a number here" in response.text
+    assert not Attempt.objects.exists()
+
+
 # The result. ---------------------------------------------------------------------------
 
 

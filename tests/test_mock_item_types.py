@@ -56,6 +56,32 @@ def test_a_partly_answered_matching_is_saved_shown_again_and_scored(client, lear
     assert review.count("<em>no answer</em>") == 2
 
 
+def test_a_mixed_exhibit_is_saved_typed_text_included_shown_again_and_scored(client, learner):
+    mock, questions = sitting(
+        client, lambda topic: [items.mixed_dropdown(topic, scoring=Scoring.PARTIAL)]
+    )
+    question = next(iter(questions.values()))
+    page = items.page_of(question)
+    right = items.right_post(page)
+    region = f"gap-{page.parts[1].key}"
+    data = {**right, region: "us-east1"}  # the drop-down and the number right
+    number = number_of(mock, question)
+    url = reverse("mock_item", args=[mock.code, number])
+    assert client.post(url, {**data, "go": "review"}).status_code == 302
+    item = MockItem.objects.get(question=question)
+    assert len(item.chosen_keys) == 3
+    text = client.get(url).text
+    assert 'value="us-east1"' in text
+    assert text.count(" selected") == 1
+    assert "South Carolina" not in text  # no feedback before submission
+    client.post(reverse("mock_submit", args=[mock.code]))
+    item.refresh_from_db()
+    assert item.score == pytest.approx(2 / 3)
+    review = client.get(reverse("mock_review", args=[mock.code]) + "?show=all").text
+    assert "Partly right: 67%" in review
+    assert "That region is in South Carolina." in review
+
+
 def test_every_type_answered_right_in_a_mock_scores_full_marks(client, learner):
     mock, questions = sitting(client)
     for question in questions.values():

@@ -122,13 +122,13 @@ def _right_value(part: KeyPart) -> str:
 def _wrong_value(key: AnswerKey, part: KeyPart, given: list[str]) -> str | None:
     if key.kind == YES_NO:
         return NO if part.answer == YES else YES
-    if key.kind == DROPDOWN:
+    if key.kind == DROPDOWN and part.options:
         return next((option for option in part.options if option != part.answer), None)
     if key.kind == MATCHING:
         unused = [option for option in key.options if option not in given]
         others = [option for option in key.options if option != part.answer]
         return next(iter(unused or others), None)
-    if key.kind == FILL_IN:
+    if key.kind in (FILL_IN, DROPDOWN):  # a blank, or a gap typed in
         if part.feedback:
             return part.feedback[0][0]
         if part.number is not None:

@@ -27,6 +27,7 @@ from questions.bank.item_fields import (
     decimal,
     elements,
     is_number,
+    is_typed_gap,
     item_facts,
 )
 from questions.bank.schema_pass import Check, compile_passes, ecma_search
@@ -410,6 +411,9 @@ def _item_problems(question: dict[str, Any], base: str, version: int) -> list[Pr
         problems.append(Problem(f"{base}.{_field_of(kind, sentence)}", sentence))
     for b, blank in enumerate(elements(question, "blanks") if kind == Kind.FILL_IN else []):
         problems.extend(_blank_problems(blank, f"{base}.blanks[{b}]"))
+    for g, gap in enumerate(elements(question, "gaps") if kind == Kind.DROPDOWN else []):
+        if is_typed_gap(gap):
+            problems.extend(_blank_problems(gap, f"{base}.gaps[{g}]"))
     return problems
 
 

@@ -73,7 +73,9 @@ def question_document(
         document["blanks"] = [_blank(blank) for blank in question.blanks]
     elif kind == Kind.DROPDOWN:
         document["gaps"] = [
-            {
+            _blank(gap.typed)
+            if gap.typed is not None
+            else {
                 "label": gap.label,
                 "rationale": gap.feedback,
                 "choices": [

@@ -5,8 +5,8 @@ the rows the import writes (`option_rows`). The names of the format live here, o
 A choice question has "options"; an ordering "steps" (each with its "place", none for a step
 that does not belong); a matching a "pool" of answers and its "prompts" (each naming its
 answer by number, 1 the pool's first); a yes/no series "statements"; a fill-in "blanks"
-(accepted texts, or a number); drop-downs "gaps", each with its "choices", [[1]] in the
-exhibit marking where the first goes."""
+(accepted texts, or a number); drop-downs "gaps", each with its "choices" (or, without
+choices, typed in: what a blank holds), [[1]] in the exhibit marking where the first goes."""
 
 from decimal import Decimal
 from typing import Any
@@ -110,15 +110,7 @@ def item_facts(question: Element) -> tuple[list[OptionFacts], list[PartFacts]]:
             for s in elements(question, "statements")
         ]
     if kind == Kind.FILL_IN:
-        return [], [
-            PartFacts(
-                accepted=tuple(t for t in blank.get("accepted", []) if isinstance(t, str))
-                if isinstance(blank.get("accepted"), list)
-                else (),
-                number=decimal(blank.get("number")),
-            )
-            for blank in elements(question, "blanks")
-        ]
+        return [], [_blank_facts(blank) for blank in elements(question, "blanks")]
     if kind == Kind.DROPDOWN:
         gaps = elements(question, "gaps")
         choices = [
@@ -126,8 +118,24 @@ def item_facts(question: Element) -> tuple[list[OptionFacts], list[PartFacts]]:
             for number, gap in enumerate(gaps)
             for choice in elements(gap, "choices")
         ]
-        return choices, [PartFacts() for _ in gaps]
+        return choices, [_blank_facts(gap) for gap in gaps]
     return [], []
+
+
+def _blank_facts(blank: Element) -> PartFacts:
+    """A blank's, or a typed gap's, accepted texts or number."""
+    accepted = blank.get("accepted")
+    return PartFacts(
+        accepted=tuple(t for t in accepted if isinstance(t, str))
+        if isinstance(accepted, list)
+        else (),
+        number=decimal(blank.get("number")),
+    )
+
+
+def is_typed_gap(gap: Element) -> bool:
+    """A gap without choices: typed in, holding what a blank holds."""
+    return not gap.get("choices")
 
 
 def _place(step: Element) -> int | None:
@@ -160,9 +168,11 @@ def planned_items(question: Element) -> tuple[list[OptionValues], list[PartValue
     choices = [
         _option(choice, correct=choice["correct"], gap=number)
         for number, gap in enumerate(gaps)
-        for choice in gap["choices"]
+        for choice in gap.get("choices", [])
     ]
-    return choices, [_part(gap, prompt=gap["label"]) for gap in gaps]
+    return choices, [
+        _blank(gap) if is_typed_gap(gap) else _part(gap, prompt=gap["label"]) for gap in gaps
+    ]
 
 
 def _option(
@@ -246,11 +256,15 @@ def preview_lines(question: Element) -> list[tuple[str, bool, str]]:
         ]
     if kind == Kind.FILL_IN:
         return [(f"{b['label']}: {_accepted(b)}", True, b["rationale"]) for b in question["blanks"]]
-    return [
-        (f"[[{number}]] {gap['label']}: {choice['text']}", choice["correct"], choice["rationale"])
-        for number, gap in enumerate(question["gaps"], 1)
-        for choice in gap["choices"]
-    ]
+    lines = []
+    for number, gap in enumerate(question["gaps"], 1):
+        if is_typed_gap(gap):
+            lines.append((f"[[{number}]] {gap['label']}: {_accepted(gap)}", True, gap["rationale"]))
+        lines += [
+            (f"[[{number}]] {gap['label']}: {c['text']}", c["correct"], c.get("rationale", ""))
+            for c in gap.get("choices", [])
+        ]
+    return lines
 
 
 def _accepted(blank: Element) -> str:

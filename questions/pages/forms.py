@@ -49,6 +49,11 @@ class PartInput:
     def input_id(self) -> str:
         return f"input-{self.name}"
 
+    @property
+    def noun(self) -> str:
+        """What an exhibit's gap is called to a screen reader and in its error."""
+        return "Drop-down" if self.control == "select" else "Blank"
+
 
 def part_inputs(page: QuestionPage, values: dict[str, str] | None = None) -> list[PartInput]:
     """The inputs of an ordering or a question of parts, in the order they are shown, with
@@ -71,9 +76,12 @@ def part_inputs(page: QuestionPage, values: dict[str, str] | None = None) -> lis
     inputs = []
     pool = [(option.key, option.text_html) for option in page.shown_options]
     for number, part in enumerate(page.parts, 1):
+        choices: list[tuple[str, SafeString]] = []
         if page.kind == FILL_IN:
             name, control = FILL_IN_PREFIX + part.key, "number" if part.is_numeric else "text"
-            choices: list[tuple[str, SafeString]] = []
+        elif page.kind == DROPDOWN and not part.choice_views:
+            # An exhibit's gap without choices is a blank typed in place.
+            name, control = PREFIXES[DROPDOWN] + part.key, "number" if part.is_numeric else "text"
         else:
             name = PREFIXES[page.kind] + part.key
             control = "yesno" if page.kind == YES_NO else "select"

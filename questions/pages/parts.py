@@ -141,11 +141,11 @@ def part_views(
         elif kind == YES_NO and part.is_yes is not None:
             answer_key = YES if part.is_yes else NO
             expected = mark_safe("Yes" if part.is_yes else "No")  # noqa: S308 - a constant
-        elif kind == DROPDOWN:
+        elif kind == DROPDOWN and choices:
             right = [choice for choice in choices if choice.is_correct]
             if right:
                 answer_key, expected = right[0].key, right[0].text_html
-        elif kind == FILL_IN:
+        elif kind in (FILL_IN, DROPDOWN):  # a blank, or a gap typed in
             expected = _expected_fill_in(part)
         views.append(
             PartView(
@@ -251,7 +251,7 @@ def _given_html(kind: str, part: PartView, given: str, pool: dict[str, SafeStrin
         return mark_safe("<em>no answer</em>")
     if kind == MATCHING:
         return pool.get(given, mark_safe(""))
-    if kind == DROPDOWN:
+    if kind == DROPDOWN and part.choice_views:
         return dict(part.choices).get(given, mark_safe(""))
     if kind == YES_NO:
         return mark_safe("Yes" if given == YES else "No")  # noqa: S308 - a constant

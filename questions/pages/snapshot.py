@@ -196,6 +196,8 @@ class QuestionPage:
         if self.kind == Kind.FILL_IN:
             return "Fill in the blank." if len(self.parts) == 1 else "Fill in the blanks."
         if self.kind == Kind.DROPDOWN:
+            if any(not part.choice_views for part in self.parts):
+                return "Choose or type the right value in each gap of the exhibit."
             return "Choose the right value in each drop-down of the exhibit."
         return "Select all that apply." if self.is_multiple else "Choose one answer."
 

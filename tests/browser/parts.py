@@ -39,8 +39,8 @@ def slot(page: Any, prompt: str) -> Any:
 def answer_every_part(page: Any) -> None:
     """Gives every part of the question shown an answer, not necessarily the right one: taps
     the steps into the order and answers onto the prompts (the alternative to dragging),
-    says Yes to every statement, writes 1 in every blank, takes every drop-down's first
-    choice."""
+    says Yes to every statement, writes 1 in every blank and typed gap, takes every
+    drop-down's first choice."""
     # The build list and the matching are drawn by a script: wait until it ran (the page
     # shows its text before).
     page.wait_for_load_state()
@@ -60,6 +60,8 @@ def answer_every_part(page: Any) -> None:
         blank.fill("1")
     for gap in page.locator("select.gap").all():
         gap.select_option(index=1)
+    for typed in page.locator("input.gap-typed").all():
+        typed.fill("1")
 
 
 def answer_shown(page: Any, option: int = 1) -> None:

@@ -163,6 +163,7 @@ def site():
         *items.every_type(types),
         items.yes_no(types, case_study=items.case_study(types)),
         items.dropdown(types, gaps=1, exhibit="| Setting | Value |\n|---|---|\n| mode | [[1]] |"),
+        items.mixed_dropdown(types),
     ]
     types_mock = MockExam.objects.start(learner=learner, exam=types.exam)
     # A forward-only exam's sitting moved on from its first question, which is now closed.

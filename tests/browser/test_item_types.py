@@ -232,6 +232,30 @@ def test_a_yes_no_series_blanks_and_drop_downs(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
 
+def test_a_mixed_exhibit_on_a_phone_without_javascript(browser, live_server):
+    """A drop-down and two gaps typed in, each found by its accessible name."""
+    question = items.mixed_dropdown(scoring=Scoring.PARTIAL)
+    context = browser.new_context(
+        base_url=live_server.url, viewport=PHONE, java_script_enabled=False
+    )
+    page = context.new_page()
+    try:
+        page.goto(question.get_absolute_url())
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        page.get_by_label("Drop-down 1: Storage class").select_option("Right 1")
+        page.get_by_label("Blank 2: Region").fill("us-east1")
+        latency = page.get_by_label("Blank 3: Latency")
+        expect(latency).to_have_accessible_description("(unit: ms)")
+        latency.fill("41 ms")
+        with page.expect_navigation():
+            page.get_by_role("button", name="Check answer").click()
+        expect(page.get_by_role("heading", name="Partly right: 67%")).to_be_visible()
+        expect(page.get_by_text("That region is in South Carolina.")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        context.close()
+
+
 def test_a_case_study_is_one_tap_away_on_a_phone(browser, live_server):
     topic = TopicFactory()
     question = items.yes_no(topic, case_study=items.case_study(topic))

@@ -328,10 +328,12 @@ def _export_items(question: Question, options: list[Option], parts: list[Part]) 
             _with_rationale(
                 {
                     "label": part.prompt,
-                    "choices": [_export_option(option) for option in choices.get(part.pk, [])],
+                    "choices": [_export_option(option) for option in choices[part.pk]],
                 },
                 part,
             )
+            if part.pk in choices
+            else _export_blank(part)  # typed in
             for part in parts
         ]
     }

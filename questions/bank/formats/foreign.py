@@ -84,11 +84,14 @@ class ForeignBlank:
 
 @dataclass(frozen=True)
 class ForeignGap:
-    """A drop-down's gap, at [[n]] in the question's exhibit (n its number, 1 first)."""
+    """A gap at [[n]] in the question's exhibit (n its number, 1 first): a drop-down of its
+    choices, or, with `typed` and no choices, a blank typed in place (a cloze's short answer
+    or number, a QTI text entry beside inline choices)."""
 
     label: str
     choices: tuple[ForeignOption, ...]
     feedback: str = ""
+    typed: ForeignBlank | None = None
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ the choice types, and calls these with the question's stem and general feedback 
   drop-down offering the choices of its group; partial credit, as Moodle marks each gap;
 - `kprime` (the Kprime plugin) and `mtf`: its rows are yes/no statements;
 - `numerical` and `shortanswer`: a fill-in of one blank (`questions.bank.formats.graded`);
-- `multianswer` (cloze): drop-downs when every part is a choice, a fill-in when every part is
-  typed (short answer or numerical); mixed, or a part of several right choices, is skipped.
+- `multianswer` (cloze): a fill-in when every part is typed (short answer or numerical);
+  otherwise drop-downs in the text, its typed parts gaps typed in place; a part of several
+  right choices is skipped.
 
 Each function takes the question and its `<question>` element and returns the question
 filled in, or why it is skipped or wrong."""
@@ -54,6 +55,7 @@ _PLACE = "\ue011{}\ue012"
 _PLACE_BACK = re.compile("\ue011(\\d+)\ue012")
 _GAP = re.compile(r"\[\[(\d+)\]\]")
 DROPDOWN_STEM = "Choose the right word for each gap."
+MIXED_STEM = "Complete each gap: choose the right word, or type the answer."
 
 
 def _text(element: Element | None) -> str:
@@ -308,8 +310,9 @@ def _unescape(text: str) -> str:
 
 
 def cloze(question: ForeignQuestion, element: Element, texts: Texts, place: str) -> Parsed:
-    """Embedded answers: drop-downs when every part is a choice of one right answer, a
-    fill-in when every part is typed; Moodle marks each part: partial credit."""
+    """Embedded answers: a fill-in when every part is typed; otherwise drop-downs in the text,
+    each choice part a drop-down of one right answer and each typed part (short answer,
+    numerical) a gap typed in place. Moodle marks each part: partial credit."""
     source = element.find("questiontext")
     raw = _text(source)
     parts = [(m.group(1), m.group(2).upper(), m.group(3)) for m in _CLOZE.finditer(raw)]
@@ -330,71 +333,36 @@ def cloze(question: ForeignQuestion, element: Element, texts: Texts, place: str)
             "cloze (embedded answers)",
             f"{place}: its {other} part takes several answers: a gap here takes one",
         )
-    if len(kinds) > 1:
-        return Skipped(
-            question.line,
-            "cloze (embedded answers)",
-            f"{place}: it mixes choices and typed answers, which no question type here does",
-        )
     if len({weight or "1" for weight, _, _ in parts}) > 1:
         question.notes.append(
             f"{place}: its parts' weights are not carried: each part earns an equal share"
         )
     question.scoring = "partial"
     counter = iter(range(1, len(parts) + 1))
-    if kinds == {"choice"}:
+    if "choice" in kinds:
         question.gaps = []
-        for number, (_, _, body) in enumerate(parts, 1):
-            answers = _cloze_answers(body)
-            rights = [answer for answer in answers if answer.grade >= 100]
-            if len(rights) != 1:
-                return ParseError(
-                    question.line, f"{place}: part {number} needs one fully right choice"
-                )
-            for answer in answers:
-                if 0 < answer.grade < 100:
-                    question.notes.append(
-                        f"{place}: partial credit ({answer.grade:g}%) for {answer.text!r} is "
-                        "not carried: it is a wrong choice"
-                    )
-            question.gaps.append(
-                ForeignGap(
-                    f"Gap {number}",
-                    tuple(
-                        ForeignOption(
-                            to_markdown(answer.text, "html"),
-                            answer.grade >= 100,
-                            to_markdown(answer.feedback, "html"),
-                        )
-                        for answer in answers
-                    ),
-                )
-            )
+        for number, (_, kind, body) in enumerate(parts, 1):
+            label = f"Gap {number}"
+            if kind in _CHOICE_TYPES:
+                gap = _choice_gap(question, number, body, place)
+                if isinstance(gap, ParseError):
+                    return gap
+                question.gaps.append(gap)
+                continue
+            blank = _typed_blank(kind, body, label, question.notes)
+            if isinstance(blank, Refused):
+                return with_blank(question, [blank])
+            question.gaps.append(ForeignGap(label, (), typed=blank))
         question.kind = "dropdown"
-        question.stem = DROPDOWN_STEM
+        question.stem = DROPDOWN_STEM if kinds == {"choice"} else MIXED_STEM
         question.exhibit = _converted(
             source, _CLOZE.sub(lambda _: _PLACE.format(next(counter)), raw), texts
         )
         return question
-    blanks = []
-    for number, (_, kind, body) in enumerate(parts, 1):
-        label = f"Blank {number}" if len(parts) > 1 else "Answer"
-        graded = []
-        for answer in _cloze_answers(body):
-            value, _, tolerance = answer.text.partition(":")
-            graded.append(
-                GradedAnswer(
-                    value if kind in _NUMBER_TYPES else answer.text,
-                    answer.grade,
-                    to_markdown(answer.feedback, "html"),
-                    to_plain_text(answer.feedback, "html"),
-                    tolerance if kind in _NUMBER_TYPES else "",
-                )
-            )
-        if kind in _NUMBER_TYPES:
-            blanks.append(number_blank(graded, label, question.notes))
-        else:
-            blanks.append(text_blank(graded, label, question.notes, match_case=kind in _CASE_TYPES))
+    blanks = [
+        _typed_blank(kind, body, f"Blank {number}" if len(parts) > 1 else "Answer", question.notes)
+        for number, (_, kind, body) in enumerate(parts, 1)
+    ]
     line = "&#95;" * 5
     stem = _converted(source, _CLOZE.sub(lambda _: _PLACE.format(next(counter)), raw), texts)
     # A fill-in's stem shows a line to fill in, numbered as its blanks are, where each was.
@@ -402,6 +370,52 @@ def cloze(question: ForeignQuestion, element: Element, texts: Texts, place: str)
         lambda match: f"{line} ({match.group(1)})" if len(parts) > 1 else line, stem
     )
     return with_blank(question, blanks)
+
+
+def _choice_gap(
+    question: ForeignQuestion, number: int, body: str, place: str
+) -> ForeignGap | ParseError:
+    """A cloze's choice part as a drop-down: one fully right choice; partly right is wrong."""
+    answers = _cloze_answers(body)
+    rights = [answer for answer in answers if answer.grade >= 100]
+    if len(rights) != 1:
+        return ParseError(question.line, f"{place}: part {number} needs one fully right choice")
+    for answer in answers:
+        if 0 < answer.grade < 100:
+            question.notes.append(
+                f"{place}: partial credit ({answer.grade:g}%) for {answer.text!r} is "
+                "not carried: it is a wrong choice"
+            )
+    return ForeignGap(
+        f"Gap {number}",
+        tuple(
+            ForeignOption(
+                to_markdown(answer.text, "html"),
+                answer.grade >= 100,
+                to_markdown(answer.feedback, "html"),
+            )
+            for answer in answers
+        ),
+    )
+
+
+def _typed_blank(kind: str, body: str, label: str, notes: list[str]) -> ForeignBlank | Refused:
+    """A cloze's short answer or numerical part as a blank (a fill-in's, or a typed gap)."""
+    graded = []
+    for answer in _cloze_answers(body):
+        value, _, tolerance = answer.text.partition(":")
+        graded.append(
+            GradedAnswer(
+                value if kind in _NUMBER_TYPES else answer.text,
+                answer.grade,
+                to_markdown(answer.feedback, "html"),
+                to_plain_text(answer.feedback, "html"),
+                tolerance if kind in _NUMBER_TYPES else "",
+            )
+        )
+    if kind in _NUMBER_TYPES:
+        return number_blank(graded, label, notes)
+    return text_blank(graded, label, notes, match_case=kind in _CASE_TYPES)
 
 
 _PLACE_ANSWER = re.compile(r"^Place (\d{1,2})$")

@@ -315,34 +315,67 @@ def _cloze(element: Element, blanks: list[dict[str, Any]], text: Element) -> Non
     """Several blanks: Moodle's embedded answers, each blank a subquestion after its label
     in the question text. Moodle writes this type as "cloze"."""
     element.set("type", "cloze")
-    lines = []
-    for blank in blanks:
-        why = _cloze_escape(html.escape(_plain(_rationale_markdown(blank))))
-        wrongs = [
-            (wrong["answer"], _cloze_escape(html.escape(wrong["feedback"])))
-            for wrong in blank.get("feedback", [])
-        ]
-        if "number" in blank:
-            tolerance = _number(blank.get("tolerance", 0))
-            answers = [f"={_number(blank['number'])}:{tolerance}#{why}"]
-            for given, feedback in wrongs:
-                value = parse_number(given, blank.get("units", []))
-                if value is not None:
-                    answers.append(f"%0%{_number(value)}:0#{feedback}")
-            field = f"{{1:NUMERICAL:{'~'.join(answers)}}}"
-        else:
-            kind = "SHORTANSWER_C" if blank.get("match_case") else "SHORTANSWER"
-            answers = [f"={_cloze_answer(accepted)}#{why}" for accepted in blank["accepted"]]
-            answers += [f"%0%{_cloze_answer(given)}#{feedback}" for given, feedback in wrongs]
-            field = f"{{1:{kind}:{'~'.join(answers)}}}"
-        lines.append(f"<p>{_inline_html(blank['label'])}: {field}</p>")
+    lines = [f"<p>{_inline_html(blank['label'])}: {_typed_field(blank)}</p>" for blank in blanks]
     _set_text(text, (text.findtext("text") or "") + "\n".join(lines))
+
+
+def _typed_field(blank: dict[str, Any]) -> str:
+    """A blank (or a gap typed in) as an embedded answer: SHORTANSWER or NUMERICAL, the
+    rationale the feedback of its right answers, each common wrong answer at 0%."""
+    why = _cloze_escape(html.escape(_plain(_rationale_markdown(blank))))
+    wrongs = [
+        (wrong["answer"], _cloze_escape(html.escape(wrong["feedback"])))
+        for wrong in blank.get("feedback", [])
+    ]
+    if "number" in blank:
+        tolerance = _number(blank.get("tolerance", 0))
+        answers = [f"={_number(blank['number'])}:{tolerance}#{why}"]
+        for given, feedback in wrongs:
+            value = parse_number(given, blank.get("units", []))
+            if value is not None:
+                answers.append(f"%0%{_number(value)}:0#{feedback}")
+        return f"{{1:NUMERICAL:{'~'.join(answers)}}}"
+    kind = "SHORTANSWER_C" if blank.get("match_case") else "SHORTANSWER"
+    answers = [f"={_cloze_answer(accepted)}#{why}" for accepted in blank["accepted"]]
+    answers += [f"%0%{_cloze_answer(given)}#{feedback}" for given, feedback in wrongs]
+    return f"{{1:{kind}:{'~'.join(answers)}}}"
+
+
+def _choice_field(gap: dict[str, Any]) -> str:
+    """A drop-down as an embedded MULTICHOICE, each choice's rationale its feedback."""
+    answers = [
+        f"{'=' if choice['correct'] else ''}{_cloze_answer(_plain(choice['text']))}"
+        f"#{_cloze_escape(html.escape(_plain(_rationale_markdown(choice))))}"
+        for choice in gap["choices"]
+    ]
+    return f"{{1:MULTICHOICE:{'~'.join(answers)}}}"
+
+
+def _mixed_gaps(element: Element, question: dict[str, Any], text: Element) -> list[str]:
+    """Drop-downs with gaps typed in: Moodle's embedded answers (cloze), the stem and the
+    exhibit its text, each [[n]] a MULTICHOICE or a SHORTANSWER/NUMERICAL part in place."""
+    element.set("type", "cloze")
+    gaps = question["gaps"]
+    fields = [_choice_field(gap) if gap.get("choices") else _typed_field(gap) for gap in gaps]
+    exhibit = GAP_MARKER.sub(
+        lambda match: fields[int(match.group(1)) - 1], str(render_markdown(question["exhibit"]))
+    )
+    _set_text(text, str(render_markdown(question["stem"])) + exhibit)
+    # A choice part's feedback holds each choice's rationale; the gap's goes with the others.
+    return [
+        _note(f"Gap {number}, {_one_line(gap['label'])}", gap)
+        for number, gap in enumerate(gaps, 1)
+        if gap.get("choices")
+    ]
 
 
 def _dropdown(element: Element, question: dict[str, Any], text: Element) -> list[str]:
     """gapselect: [[k]] in the text is a drop-down whose right choice is the k-th, offering
     the choices of its group. The choices are written gap after gap in their order, each gap
-    its group, and our [[n]] becomes the number of gap n's right choice."""
+    its group, and our [[n]] becomes the number of gap n's right choice. An exhibit with gaps
+    typed in is a cloze instead (gapselect holds drop-downs only)."""
+    if not all(gap.get("choices") for gap in question["gaps"]):
+        return _mixed_gaps(element, question, text)
     element.set("type", "gapselect")
     SubElement(element, "shuffleanswers").text = "0"
     gaps = question["gaps"]

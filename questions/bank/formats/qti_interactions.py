@@ -8,8 +8,9 @@ item and a lone choice interaction, and calls `read` for the rest):
 - hottext: a choice among the words to pick, the passage in the stem;
 - textEntry: a fill-in blank (texts, or a number with the tolerance its response processing
   gives); slider: a fill-in of the number, typed;
-- several interactions: one question of several parts when every part fits one type,
-  drop-downs (inline choices, or choices of one answer) or blanks (text entries);
+- several interactions: one question of several parts: blanks when every part is a text
+  entry, otherwise drop-downs (inline choices, or choices of one answer) with the text
+  entries among them gaps typed in place;
 - what no machine marks (extended text, upload, drawing), what is answered on an image
   (hotspot, select point, graphic ...) and any other interaction: skipped with the reason.
 
@@ -488,16 +489,17 @@ def _several(
     question: ForeignQuestion,
     kinds: Sequence[str],
 ) -> None:
-    """Inline choices and choices of one answer: drop-downs. Text entries: blanks."""
+    """Text entries alone: blanks. Inline choices and choices of one answer: drop-downs,
+    text entries among them gaps typed in place."""
     kinds_set = set(kinds)
-    if kinds_set <= {"inlineChoiceInteraction", "choiceInteraction"}:
-        _dropdowns(root, body, interactions, out, question)
-    elif kinds_set == {"textEntryInteraction"}:
+    if kinds_set == {"textEntryInteraction"}:
         _blanks(root, body, interactions, out, question)
+    elif kinds_set <= {"inlineChoiceInteraction", "choiceInteraction", "textEntryInteraction"}:
+        _dropdowns(root, body, interactions, out, question)
     else:
         raise _Refusal(
-            f"{', '.join(words(kind) for kind in kinds)}: one question here holds several "
-            "drop-downs or several blanks, not these together",
+            f"{', '.join(words(kind) for kind in kinds)}: one question here holds drop-downs "
+            "and typed answers, not these together",
             skip_type="several interactions",
         )
 
@@ -512,6 +514,13 @@ def _dropdowns(
     replace: dict[int, str] = {}
     question.gaps = []
     for number, interaction in enumerate(interactions, 1):
+        mark = _PLACE.format(number)
+        if name_of(interaction) == "textEntryInteraction":
+            label = f"Gap {number}"
+            blank = _entry_blank(root, interaction, f"gap {number}", label, question.notes)
+            question.gaps.append(ForeignGap(label, (), typed=blank))
+            replace[id(interaction)] = mark
+            continue
         right = _right_values(_declaration(root, interaction))
         choices = _children(interaction, "inlineChoice", "simpleChoice")
         ids = [choice.get("identifier", "") for choice in choices]
@@ -530,7 +539,6 @@ def _dropdowns(
         ]
         # An empty choice is the drop-down's "choose..." line: ours shows its own.
         question.gaps.append(ForeignGap(label, tuple(o for o in offered if o.text or o.correct)))
-        mark = _PLACE.format(number)
         if name_of(interaction) == "choiceInteraction":
             shown = out.inner(prompt) if prompt is not None else ""
             replace[id(interaction)] = f"<p>{shown} {mark}</p>"
@@ -558,41 +566,44 @@ def _blanks(
     question.blanks = []
     several = len(interactions) > 1
     for number, interaction in enumerate(interactions, 1):
-        declaration = _declaration(root, interaction)
         label = f"Blank {number}" if several else "Answer"
-        numeric = attribute(declaration, "baseType") in ("float", "integer")
-        correct = _correct(declaration)
-        mapping = _mapping(declaration)
-        best = max((value for _, value, _ in mapping), default=0.0)
-        mapped = [
-            (key, sensitive) for key, value, sensitive in mapping if value > 0 and value == best
-        ]
-        for key, value, _ in mapping:
-            if 0 < value < best and key not in correct:
-                question.notes.append(
-                    f"blank {number}: partial credit for {key!r} is not carried: it is not accepted"
-                )
-        if numeric:
-            numbers = {parse_number(value) for value in correct + [k for k, _ in mapped]}
-            right = numbers.pop() if len(numbers) == 1 else None
-            if right is None:
-                raise _Refusal(f"blank {number} needs one right number")
-            tolerance = abs(parse_number(_tolerance(root) or "0") or Decimal(0))
-            question.blanks.append(ForeignBlank(label, number=right, tolerance=tolerance))
-            if tolerance:
-                question.notes.append(
-                    f"blank {number}: the tolerance {number_text(tolerance)} is read from "
-                    "its response processing"
-                )
-        else:
-            texts = correct + [key for key, _ in mapped]
-            accepted = list(dict.fromkeys(one_line(value) for value in texts))
-            if not accepted or "" in accepted:
-                raise _Refusal(f"blank {number} has no right answer of one line")
-            match_case = all(sensitive for _, sensitive in mapped) if mapped else True
-            question.blanks.append(
-                ForeignBlank(label, accepted=tuple(accepted), match_case=match_case)
-            )
+        question.blanks.append(
+            _entry_blank(root, interaction, f"blank {number}", label, question.notes)
+        )
         replace[id(interaction)] = f"{_FILL_LINE} ({number})" if several else _FILL_LINE
     question.kind = "fillin"
     question.stem = to_markdown(out.inner(body, replace=replace), "html")
+
+
+def _entry_blank(
+    root: Element, interaction: Element, name: str, label: str, notes: list[str]
+) -> ForeignBlank:
+    """A text entry as a blank (a fill-in's, or a gap typed in): its right texts, or its
+    one right number with the tolerance of the response processing."""
+    declaration = _declaration(root, interaction)
+    numeric = attribute(declaration, "baseType") in ("float", "integer")
+    correct = _correct(declaration)
+    mapping = _mapping(declaration)
+    best = max((value for _, value, _ in mapping), default=0.0)
+    mapped = [(key, sensitive) for key, value, sensitive in mapping if value > 0 and value == best]
+    for key, value, _ in mapping:
+        if 0 < value < best and key not in correct:
+            notes.append(f"{name}: partial credit for {key!r} is not carried: it is not accepted")
+    if numeric:
+        numbers = {parse_number(value) for value in correct + [k for k, _ in mapped]}
+        right = numbers.pop() if len(numbers) == 1 else None
+        if right is None:
+            raise _Refusal(f"{name} needs one right number")
+        tolerance = abs(parse_number(_tolerance(root) or "0") or Decimal(0))
+        if tolerance:
+            notes.append(
+                f"{name}: the tolerance {number_text(tolerance)} is read from its response "
+                "processing"
+            )
+        return ForeignBlank(label, number=right, tolerance=tolerance)
+    texts = correct + [key for key, _ in mapped]
+    accepted = list(dict.fromkeys(one_line(value) for value in texts))
+    if not accepted or "" in accepted:
+        raise _Refusal(f"{name} has no right answer of one line")
+    match_case = all(sensitive for _, sensitive in mapped) if mapped else True
+    return ForeignBlank(label, accepted=tuple(accepted), match_case=match_case)

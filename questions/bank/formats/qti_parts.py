@@ -10,7 +10,8 @@ per part the condition that it is right, from which `qti_export` makes the item'
 - a fill-in: a `qti-text-entry-interaction` per blank after its label, the accepted texts a
   mapping (with their case rule), a number compared within its tolerance (`qti-equal`), a
   common wrong answer's feedback shown when it is given;
-- drop-downs: the exhibit with a `qti-inline-choice-interaction` at each [[n]].
+- drop-downs: the exhibit with a `qti-inline-choice-interaction` at each [[n]], or for a
+  gap typed in a `qti-text-entry-interaction` whose response is a blank's.
 """
 
 import html
@@ -192,50 +193,56 @@ def _fill_in(question: dict[str, Any]) -> Parts:
     for n, blank in enumerate(question["blanks"], 1):
         response = f"BLANK_{n}"
         units = blank.get("units", [])
-        numeric = "number" in blank
-        if numeric:
-            parts.declarations.append(
-                _declaration(response, "single", "float", [_number(blank["number"])])
-            )
-            parts.right.append(_within(response, blank.get("tolerance", 0)))
-        else:
-            declaration = _declaration(response, "single", "string", blank["accepted"][:1])
-            mapping = SubElement(
-                declaration,
-                "qti-mapping",
-                {"default-value": "0", "lower-bound": "0", "upper-bound": "1"},
-            )
-            case = "true" if blank.get("match_case") else "false"
-            for accepted in blank["accepted"]:
-                SubElement(
-                    mapping,
-                    "qti-map-entry",
-                    {"map-key": accepted, "mapped-value": "1", "case-sensitive": case},
-                )
-            parts.declarations.append(declaration)
-            greater = Element("qti-gt")
-            SubElement(greater, "qti-map-response", {"identifier": response})
-            base_value(greater, "float", "0")
-            parts.right.append(greater)
         paragraph = Element("p")
         append_html(paragraph, f"{_inline(blank['label'])}: ")
         entry = SubElement(
             paragraph, "qti-text-entry-interaction", {"response-identifier": response}
         )
-        if numeric and units:
+        if "number" in blank and units:
             entry.tail = f" {units[0]}"
         parts.body.append(paragraph)
-        for k, wrong in enumerate(blank.get("feedback", []), 1):
-            condition = _given(response, blank, wrong["answer"])
-            if condition is None:
-                continue
-            identifier = f"{response}_WRONG_{k}"
-            parts.body.append(
-                feedback_block(identifier, f"<p>{html.escape(wrong['feedback'])}</p>")
-            )
-            parts.when.append((condition, identifier))
+        parts.body += _typed(parts, response, blank)
         parts.rationale(response, blank)
     return parts
+
+
+def _typed(parts: Parts, response: str, blank: dict[str, Any]) -> list[Element]:
+    """A blank's (or a gap typed in's) response: its declaration and the condition that it
+    is right are added to `parts`; returned, the feedback blocks of its common wrong answers,
+    each shown when that answer is given."""
+    if "number" in blank:
+        parts.declarations.append(
+            _declaration(response, "single", "float", [_number(blank["number"])])
+        )
+        parts.right.append(_within(response, blank.get("tolerance", 0)))
+    else:
+        declaration = _declaration(response, "single", "string", blank["accepted"][:1])
+        mapping = SubElement(
+            declaration,
+            "qti-mapping",
+            {"default-value": "0", "lower-bound": "0", "upper-bound": "1"},
+        )
+        case = "true" if blank.get("match_case") else "false"
+        for accepted in blank["accepted"]:
+            SubElement(
+                mapping,
+                "qti-map-entry",
+                {"map-key": accepted, "mapped-value": "1", "case-sensitive": case},
+            )
+        parts.declarations.append(declaration)
+        greater = Element("qti-gt")
+        SubElement(greater, "qti-map-response", {"identifier": response})
+        base_value(greater, "float", "0")
+        parts.right.append(greater)
+    blocks = []
+    for k, wrong in enumerate(blank.get("feedback", []), 1):
+        condition = _given(response, blank, wrong["answer"])
+        if condition is None:
+            continue
+        identifier = f"{response}_WRONG_{k}"
+        blocks.append(feedback_block(identifier, f"<p>{html.escape(wrong['feedback'])}</p>"))
+        parts.when.append((condition, identifier))
+    return blocks
 
 
 def _within(response: str, tolerance: Any) -> Element:
@@ -272,8 +279,12 @@ def _dropdown(question: dict[str, Any]) -> Parts:
     parts = Parts()
     gaps = question["gaps"]
     choices: dict[str, list[tuple[str, str]]] = {}
+    wrong_blocks: list[Element] = []
     for n, gap in enumerate(gaps, 1):
         response = f"GAP_{n}"
+        if not gap.get("choices"):  # typed in: a text entry in its place
+            wrong_blocks += _typed(parts, response, gap)
+            continue
         ids = [f"G{n}_{k}" for k in range(1, len(gap["choices"]) + 1)]
         right = next(cid for cid, c in zip(ids, gap["choices"], strict=True) if c["correct"])
         parts.declarations.append(_declaration(response, "single", "identifier", [right]))
@@ -285,6 +296,9 @@ def _dropdown(question: dict[str, Any]) -> Parts:
         lambda match: (
             f'<qti-inline-choice-interaction response-identifier="GAP_{int(match.group(1))}" '
             'shuffle="false"></qti-inline-choice-interaction>'
+            if f"GAP_{int(match.group(1))}" in choices
+            else f'<qti-text-entry-interaction response-identifier="GAP_{int(match.group(1))}">'
+            "</qti-text-entry-interaction>"
         ),
         str(render_markdown(question.get("exhibit", ""))),
     )
@@ -294,9 +308,10 @@ def _dropdown(question: dict[str, Any]) -> Parts:
         for cid, text in choices.get(interaction.get("response-identifier", ""), []):
             SubElement(interaction, "qti-inline-choice", {"identifier": cid}).text = text
     parts.body.append(container)
+    parts.body += wrong_blocks
     for n, gap in enumerate(gaps, 1):
         parts.rationale(f"G{n}", gap)
-        for k, choice in enumerate(gap["choices"], 1):
+        for k, choice in enumerate(gap.get("choices", []), 1):
             parts.rationale(f"G{n}_{k}", choice)
     return parts
 
