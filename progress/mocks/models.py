@@ -1,6 +1,7 @@
 """Mock exams: a sitting drawn to the exam's shape (see `draw`), its items, the deadline kept
 on the server, and the submission that grades it and records its answers once."""
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 from datetime import datetime, timedelta
@@ -34,6 +35,11 @@ from progress.practice.recording import answer_record, insert_answers
 from progress.readiness.explain import MockTaken
 from questions.models import Exam, Question, ScoreScale, Topic
 from questions.pages.snapshot import question_pages
+
+
+def seconds_until(moment: datetime) -> int:
+    """The whole seconds from now to `moment`, rounded up; 0 once it has come."""
+    return max(0, math.ceil((moment - timezone.now()).total_seconds()))
 
 
 class MockExamQuerySet(models.QuerySet["MockExam"]):
@@ -229,8 +235,10 @@ class MockExam(models.Model):
 
     @property
     def seconds_left(self) -> int:
-        """What the countdown starts from; the server's deadline decides, not the page."""
-        return max(0, int((self.deadline - timezone.now()).total_seconds()))
+        """What the countdown starts from; the server's deadline decides, not the page. Whole
+        seconds rounded up, so that a page at zero has reached the deadline, not a second
+        before it (it then asks the server, which must find the time up)."""
+        return seconds_until(self.deadline)
 
     @property
     def counted(self) -> int:

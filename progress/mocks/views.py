@@ -26,7 +26,7 @@ from progress.mocks.allowances import allowance_for, minutes_with
 from progress.mocks.draw import plan_mock
 from progress.mocks.forms import MockAnswerForm
 from progress.mocks.middleware import DEADLINE_SESSION_KEY, SITTING_SESSION_KEY
-from progress.mocks.models import MockExam, MockItem
+from progress.mocks.models import MockExam, MockItem, seconds_until
 from progress.mocks.report import report_context
 from progress.mocks.sections import section_index
 from progress.practice.models import Quiz, Selection
@@ -372,7 +372,7 @@ def _timer(mock: MockExam) -> dict[str, Any]:
     moment it counts to, in milliseconds, from which a page kept offline counts down."""
     seconds = mock.seconds_left
     if mock.section_deadline is not None:
-        section_seconds = max(0, int((mock.section_deadline - timezone.now()).total_seconds()))
+        section_seconds = seconds_until(mock.section_deadline)
         if section_seconds < seconds:
             return {
                 "seconds_left": section_seconds,

@@ -3,6 +3,7 @@ spaced-review cards and the daily totals behind the study analytics; the learner
 question (bookmarks, notes, problem reports) are in `marks`. Everything here belongs to one
 learner, and every view reaches it through that learner."""
 
+import math
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -213,7 +214,8 @@ class Quiz(models.Model):
         left = self.time_limit - self.time_used
         if self.clock_since is not None:
             left -= timezone.now() - self.clock_since
-        return max(0, int(left.total_seconds()))
+        # Rounded up, as a mock's: a countdown at zero has reached the limit.
+        return max(0, math.ceil(left.total_seconds()))
 
     def run_clock(self, running: bool) -> None:
         """Run or pause the time limit, keeping the time used so far. A timer the learner set

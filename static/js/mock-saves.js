@@ -82,7 +82,7 @@
   var timer = document.querySelector(".timer[data-seconds-left]");
   var expiredUrl = timer ? timer.dataset.expiredUrl : "";
   if (timer && !fresh) {
-    timer.dataset.secondsLeft = String(Math.max(0, Math.round((deadline - serverNow()) / 1000)));
+    timer.dataset.secondsLeft = String(Math.max(0, Math.ceil((deadline - serverNow()) / 1000)));
   }
 
   function itemUrl(n) { return data.itemUrl.replace(/0\/$/, n + "/"); }

@@ -64,7 +64,9 @@ document.addEventListener("htmx:afterSwap", function (event) {
     });
   }
   function tick() {
-    var left = Math.max(0, Math.round((end - Date.now()) / 1000));
+    // Rounded up, and over only once the end has come: the page asks the server again at
+    // zero, and the server must then find the time up, not a fraction of a second left.
+    var left = Math.max(0, Math.ceil((end - Date.now()) / 1000));
     var h = Math.floor(left / 3600), m = Math.floor((left % 3600) / 60), s = left % 60;
     value.textContent = h ? h + ":" + pad(m) + ":" + pad(s) : m + ":" + pad(s);
     if (warning) warn(left);
