@@ -165,6 +165,10 @@
   // refused (the answer was not valid, or the time was up), or not sent (offline, the
   // server unreachable or in trouble, the learner signed out), to be tried again.
   function send(n, entry) {
+    // The browser knows it has no network: kept until its "online" event, rather than a
+    // request that can only fail (or, sent with keepalive as the page is left, go out
+    // later on its own, after the page has counted it as not sent).
+    if (navigator.onLine === false) return Promise.resolve({outcome: "unsent"});
     var body = new URLSearchParams();
     body.append("csrfmiddlewaretoken", token());
     entry.fields.forEach(function (pair) { body.append(pair[0], pair[1]); });
