@@ -46,7 +46,7 @@ import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
 
 from questions.bank.checks import MAX_NESTING, TOO_DEEP, nests_deeper_than
-from questions.bank.formats import qti_interactions
+from questions.bank.formats import qti_interactions, qti_template
 from questions.bank.formats.foreign import (
     HTML_ELEMENTS,
     ForeignCaseStudy,
@@ -281,10 +281,12 @@ def _read_item(
     body = next((child for child in root if name_of(child) == "itemBody"), None)
     if body is None:
         return Skipped(number, "no item body", f"{place}: nothing to ask")
-    if any(name_of(child) in ("templateDeclaration", "templateProcessing") for child in root):
-        return Skipped(
-            number, "template item", f"{place}: its values are computed for each attempt"
+    if qti_template.is_template(root):
+        # One instance of its values: the item without template, read as any other.
+        again = functools.partial(
+            _read_item, path=path, number=number, name=name, category=category, bank=bank, load=load
         )
+        return qti_template.read(root, place, number, name or identifier, again)
     # A button that ends the attempt is no answer: the item's interactions are the others.
     interactions = [
         el for el in body.iter() if name_of(el).endswith("Interaction") and not _ends_attempt(el)
