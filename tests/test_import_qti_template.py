@@ -307,6 +307,13 @@ MANY = (
     '<setTemplateValue identifier="L"><ordered><repeat numberRepeats="1000000">'
     '<baseValue baseType="integer">1</baseValue></repeat></ordered></setTemplateValue>'
 )
+# Every draw is cheap alone; a thousand of them are not.
+STEPS = (
+    '<setTemplateValue identifier="L"><ordered><repeat numberRepeats="900">'
+    '<randomInteger min="1" max="9"/></repeat></ordered></setTemplateValue>'
+    '<templateConstraint><containerSize><variable identifier="L"/></containerSize>'
+    "</templateConstraint>"
+)
 CUSTOM = (
     '<setTemplateValue identifier="A"><customOperator class="com.example.Eval">'
     '<baseValue baseType="string">rm -rf /</baseValue></customOperator></setTemplateValue>'
@@ -322,6 +329,7 @@ CUSTOM = (
         (UNKNOWN, "<launchMissiles>, which is not read here"),
         (NEVER, "its template constraints did not hold in 1000 draws"),
         (MANY, "repeat asks for 1000000 repeats"),
+        (STEPS, "its template processing takes over 20000 steps"),
         (CUSTOM, "a custom operator (com.example.Eval), which we do not run"),
     ],
 )

@@ -422,7 +422,10 @@ def _numeric_key(
     number = float(value)  # type: ignore[arg-type]
     tolerance, note = 0.0, ""
     if comparison is not None and name_of(comparison) == "equalRounded":
-        figures = int(attribute(comparison, "figures", "0").strip() or 0)
+        written = attribute(comparison, "figures").strip()
+        if not written.isdecimal() or not 0 <= int(written) <= 15:
+            raise TemplateError(f"its response processing rounds to {written[:20]!r} figures")
+        figures = int(written)
         mode = attribute(comparison, "roundingMode", "significantFigures").strip()
         number = round_to(number, figures, mode)
         if mode == "decimalPlaces":

@@ -13,7 +13,7 @@ from xml.etree.ElementTree import Element
 
 from questions.bank.formats.qti_names import attribute, name_of
 
-MAX_STEPS = 100_000
+MAX_STEPS = 20_000
 MAX_DEPTH = 40
 MAX_DRAWS = 1000
 MAX_ITEMS = 1000
