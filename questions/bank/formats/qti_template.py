@@ -451,12 +451,14 @@ def _numeric_key(
             )
             if not math.isclose(number - low, high - number):
                 note += ", the narrower side"
-    exact = parse_number(repr(number) if isinstance(number, float) else str(number))
+    key: int | float = int(number) if number.is_integer() and abs(number) < 1e15 else number
+    # As the correct response is written, and the reader reads it back.
+    exact = parse_number(plain(key))
     if exact is None:
         raise TemplateError(f"the correct response of {identifier}, {number:g}, is too large")
     allowed = parse_number(f"{tolerance:.8f}") or Decimal(0)
     found.numbers[identifier] = _Number(exact, allowed, note)
-    return int(number) if float(number).is_integer() and abs(number) < 1e15 else number
+    return key
 
 
 def _write_correct(response: Element, value: Value) -> None:
@@ -498,7 +500,8 @@ def tolerate(question: ForeignQuestion, found: Instance) -> None:
         raise TemplateError("its blanks could not be matched to its responses")
     for place, (node, blank) in enumerate(zip(interactions, blanks, strict=True)):
         wanted = found.numbers.get(attribute(node, "responseIdentifier").strip())
-        if wanted is None or blank is None:
+        # A slider's blank has the tolerance of its scale, read by the item reader.
+        if wanted is None or blank is None or name_of(node) != "textEntryInteraction":
             continue
         if blank.number != wanted.value:
             raise TemplateError("its blanks could not be matched to its responses")
