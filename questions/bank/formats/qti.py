@@ -15,6 +15,8 @@ interaction, or several, is skipped, never half imported. QTI 2.1 and 3.0 differ
 spelling (`choiceInteraction`, `qti-choice-interaction`; `maxChoices`, `max-choices`): names
 are read in 2.1's spelling.
 
+A template (randomised) item is read as one instance of its values (`qti_template`).
+
 A package's tests give the order of its items and their categories (section titles); a
 section may be a file of its own (`assessmentSectionRef`), read where the test refers to it.
 
