@@ -10,7 +10,8 @@ item and a lone choice interaction, and calls `read` for the rest):
   gives); slider: a fill-in of the number, typed;
 - several interactions: one question of several parts: blanks when every part is a text
   entry, otherwise drop-downs (inline choices, or choices of one answer) with the text
-  entries among them gaps typed in place;
+  entries among them gaps typed in place; any other mix is refused as "several
+  interactions", which the item reader reads as a case study (qti_case);
 - what no machine marks (extended text, upload, drawing), what is answered on an image
   (hotspot, select point, graphic ...) and any other interaction: skipped with the reason.
 
