@@ -1,6 +1,7 @@
 """QTI items that no one question of ours holds, read as a teacher would expect: several
-interactions as a case study of one question each, a key kept only in response processing,
-and items that cannot be graded reported for what they are. The items are written here."""
+interactions as a case study of one question each, a match whose prompts take two answers
+or none as yes/no series, a key kept only in response processing, and items that cannot be
+graded reported for what they are. The items are written here."""
 
 import pytest
 
@@ -197,6 +198,89 @@ def test_a_part_without_a_key_is_reported_and_the_others_imported(capsys, exam, 
     assert "(part 2 of 2)" in skipped["reason"]
     assert "has no correct response" in skipped["reason"]
     assert Question.objects.get().stem == "Site A."
+
+
+GRID = f"""<?xml version="1.0" encoding="UTF-8"?>
+<assessmentItem xmlns="{QTI21}" identifier="towns" title="Towns">
+  <responseDeclaration identifier="RESPONSE" cardinality="multiple" baseType="directedPair">
+    <mapping defaultValue="0">{{entries}}</mapping>
+  </responseDeclaration>
+  <itemBody>
+    <matchInteraction responseIdentifier="RESPONSE" maxAssociations="9">
+      <prompt>Match the towns to their counties.</prompt>
+      <simpleMatchSet>{{prompts}}</simpleMatchSet>
+      <simpleMatchSet>{{answers}}</simpleMatchSet>
+    </matchInteraction>
+  </itemBody>
+  <responseProcessing>
+    <setOutcomeValue identifier="SCORE"><mapResponse identifier="RESPONSE"/></setOutcomeValue>
+  </responseProcessing>
+</assessmentItem>"""
+
+
+def grid(prompts: int, answers: int, pairs: dict[str, str]) -> str:
+    def choices(prefix: str, count: int) -> str:
+        return "".join(
+            f'<simpleAssociableChoice identifier="{prefix}{n}" matchMax="5">{prefix}{n}'
+            "</simpleAssociableChoice>"
+            for n in range(1, count + 1)
+        )
+
+    entries = "".join(
+        f'<mapEntry mapKey="{key}" mappedValue="{value}"/>' for key, value in pairs.items()
+    )
+    return GRID.format(
+        entries=entries, prompts=choices("T", prompts), answers=choices("C", answers)
+    )
+
+
+def test_a_prompt_with_two_answers_or_none_is_a_yes_no_series_of_every_pair(capsys, exam, tmp_path):
+    # T1 is in two counties; T2 in none; a wrong pair scores below 0.
+    text = grid(2, 3, {"T1 C1": "1", "T1 C3": "1", "T2 C2": "-0.5"})
+    lines, result = run(capsys, write(tmp_path, "towns.xml", text), "--exam", exam.slug)
+    assert (result["imported"], result["skipped"], result["errors"]) == (1, [], [])
+    question = Question.objects.get()
+    # Its own processing sets the score to the mapping: a share per statement.
+    assert (question.kind, question.scoring) == ("yesno", "partial")
+    assert question.stem == (
+        "Match the towns to their counties.\n\n"
+        "For each pair below, answer yes if they match and no if they do not."
+    )
+    assert [(p.prompt, p.is_yes) for p in question.parts.all()] == [
+        ("T1 — C1", True), ("T1 — C2", False), ("T1 — C3", True),
+        ("T2 — C1", False), ("T2 — C2", False), ("T2 — C3", False),
+    ]  # fmt: skip
+    said = "prompt 'T1' is matched to 2 answers: read as a yes/no series"
+    assert any(said in line for line in lines)
+
+
+def test_a_larger_grid_is_a_yes_no_series_per_prompt(capsys, exam, tmp_path):
+    text = grid(4, 4, {"T1 C1": "1", "T1 C2": "1", "T2 C2": "1", "T3 C3": "1"})
+    _, result = run(capsys, write(tmp_path, "towns.xml", text), "--exam", exam.slug)
+    assert (result["imported"], result["skipped"], result["errors"]) == (4, [], [])
+    case = CaseStudy.objects.get()
+    assert (case.title, case.scenario) == ("Towns", "Match the towns to their counties.")
+    rows = list(Question.objects.order_by("uid"))
+    assert [row.stem for row in rows] == [
+        f"T{n}: answer yes for each of these it matches, no for the others." for n in (1, 2, 3, 4)
+    ]
+    assert [[p.is_yes for p in row.parts.all()] for row in rows] == [
+        [True, True, False, False],
+        [False, True, False, False],
+        [False, False, True, False],
+        [False, False, False, False],
+    ]
+    assert {(row.kind, row.case_study_id) for row in rows} == {("yesno", case.pk)}
+
+
+def test_a_grid_too_large_for_yes_no_series_is_reported_with_its_size(capsys, exam, tmp_path):
+    text = grid(6, 6, {"T1 C1": "1", "T1 C2": "1"})
+    _, result = run(capsys, write(tmp_path, "towns.xml", text), "--exam", exam.slug)
+    [skipped] = result["skipped"]
+    assert skipped["type"] == "match"
+    assert "prompt 'T1' is matched to 2 answers" in skipped["reason"]
+    assert "6 prompts and 6 answers make 36 pairs" in skipped["reason"]
+    assert not Question.objects.exists()
 
 
 def keyed_by_processing(declaration: str, interaction: str, condition: str) -> str:
