@@ -370,3 +370,31 @@ def test_drop_downs_without_keys_are_counted_in_the_reason(capsys, exam, tmp_pat
         "item 'widths' (widths): 2 of its 3 interactions have no correct response (nor a "
         "mapping or scoring rule that gives a key): no machine can grade them",
     )
+
+
+def gap_match(pairs: str) -> str:
+    return item3(
+        "chart",
+        declaration3(pairs, base="directedPair"),
+        '<qti-gap-match-interaction response-identifier="RESPONSE">'
+        '<qti-gap-text identifier="circle" match-max="5">circle</qti-gap-text>'
+        '<qti-gap-text identifier="star" match-max="5">star</qti-gap-text>'
+        '<p>Round: <qti-gap identifier="G1"/>. Pointed: <qti-gap identifier="G2"/>.</p>'
+        "</qti-gap-match-interaction>",
+    )
+
+
+def test_gap_match_pairs_written_gap_first_are_read(capsys, exam, tmp_path):
+    _, result = imports(capsys, exam, tmp_path, gap_match("G1 circle,G2 star"))
+    assert (result["imported"], result["errors"]) == (1, [])
+    round_gap, pointed = Question.objects.get().parts.all()
+    assert [o.text for o in round_gap.options.all() if o.is_correct] == ["circle"]
+    assert [o.text for o in pointed.options.all() if o.is_correct] == ["star"]
+
+
+def test_a_gap_to_hold_one_text_several_times_is_reported_as_a_count(capsys, exam, tmp_path):
+    text = gap_match("G1 circle,G1 circle,G1 circle,G2 star")
+    _, result = run(capsys, write(tmp_path, "chart.xml", text), "--exam", exam.slug)
+    [skipped] = result["skipped"]
+    assert skipped["type"] == "gap match"
+    assert "gap 1 is to hold 'circle' 3 times" in skipped["reason"]

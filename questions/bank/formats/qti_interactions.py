@@ -376,12 +376,21 @@ def _gap_match(
     gaps = _children(interaction, "gap")
     text_ids = [text.get("identifier", "") for text in texts]
     right: dict[str, list[str]] = {}
-    for text_id, gap_id in _pairs(_declaration(root, interaction)):
+    gap_ids = {gap.get("identifier", "") for gap in gaps}
+    for first, second in _pairs(_declaration(root, interaction)):
+        # The pair is "text gap"; some tools write it "gap text".
+        text_id, gap_id = (second, first) if first in gap_ids else (first, second)
         right.setdefault(gap_id, []).append(text_id)
     replace = {id(text): "" for text in texts}
     question.gaps = []
     for number, gap in enumerate(gaps, 1):
         chosen = right.get(gap.get("identifier", ""), [])
+        if len(chosen) > 1 and len(set(chosen)) == 1:
+            raise _Refusal(
+                f"gap {number} is to hold {chosen[0]!r} {len(chosen)} times (a count of one "
+                "text): a gap here holds one text",
+                skip_type="gap match",
+            )
         if len(chosen) != 1 or chosen[0] not in text_ids:
             raise _Refusal(f"gap {number} has {len(chosen)} right answers: a gap here has one")
         question.gaps.append(
