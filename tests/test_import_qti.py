@@ -231,11 +231,7 @@ def test_invalid_choice_item_is_an_error_with_its_place(
         ('<qti-upload-interaction response-identifier="RESPONSE"/>', "upload"),
         ('<qti-drawing-interaction response-identifier="RESPONSE"/>', "drawing"),
         ('<qti-media-interaction response-identifier="RESPONSE"/>', "media"),
-        # Drop-downs and typed gaps make one exhibit (test_import_qti_types.py); an
-        # ordering beside a typed answer is no type here.
-        ('<qti-order-interaction response-identifier="RESPONSE"/>'
-         '<qti-text-entry-interaction response-identifier="RESPONSE"/>',
-         "several interactions"),
+        # Several interactions of other kinds are a case study (test_import_qti_several.py).
         ("<p>Read this.</p>", "no interaction"),
     ],
 )  # fmt: skip

@@ -10,10 +10,10 @@ and every member's name (no absolute path, no `..`, no symlink).
 A `choiceInteraction` is our question: `maxChoices` 1 single answer, any other multiple; its
 correct response names the right choices. The item body around the interaction (with its
 `prompt`) is the stem; a choice's `feedbackInline` (or `feedbackBlock`, for paragraphs) its
-rationale; `modalFeedback` (and other `feedbackBlock`s) the explanation. Any other
-interaction, or several, is skipped, never half imported. QTI 2.1 and 3.0 differ mostly in
-spelling (`choiceInteraction`, `qti-choice-interaction`; `maxChoices`, `max-choices`): names
-are read in 2.1's spelling.
+rationale; `modalFeedback` (and other `feedbackBlock`s) the explanation. Other interactions
+are read by qti_interactions, several that no one question holds by qti_case. QTI 2.1 and
+3.0 differ mostly in spelling (`choiceInteraction`, `qti-choice-interaction`; `maxChoices`,
+`max-choices`): names are read in 2.1's spelling.
 
 A template (randomised) item is read as one instance of its values (`qti_template`).
 
@@ -40,7 +40,7 @@ import stat
 import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from xml.etree.ElementTree import Element, XMLParser
 from xml.etree.ElementTree import ParseError as XMLSyntaxError
 
@@ -48,9 +48,8 @@ import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
 
 from questions.bank.checks import MAX_NESTING, TOO_DEEP, nests_deeper_than
-from questions.bank.formats import qti_interactions, qti_template
+from questions.bank.formats import qti_case, qti_interactions, qti_keys, qti_template
 from questions.bank.formats.foreign import (
-    HTML_ELEMENTS,
     ForeignCaseStudy,
     ForeignOption,
     ForeignQuestion,
@@ -59,6 +58,7 @@ from questions.bank.formats.foreign import (
     Skipped,
     to_markdown,
 )
+from questions.bank.formats.qti_html import ImageLoader, ItemHtml
 from questions.bank.formats.qti_names import attribute, name_of
 from questions.media.images import Image, MediaError, check_image, max_bytes
 
@@ -70,9 +70,6 @@ MAX_PACKAGE_FILES = 20_000
 MAX_PACKAGE_BYTES = 256 * 1024 * 1024
 
 _XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
-_VOID = frozenset({"br", "hr", "img", "wbr", "area", "col", "source", "track", "embed", "input"})
-# Shown only in some views or after scoring: never part of the stem.
-_CONDITIONAL = frozenset({"feedbackInline", "feedbackBlock", "modalFeedback", "templateBlock"})
 _CHOICE_FEEDBACK = frozenset({"feedbackInline", "feedbackBlock"})
 
 
@@ -146,8 +143,11 @@ def read(text: str) -> ParsedBank:
     return bank
 
 
-def _add(bank: ParsedBank, result: "ForeignQuestion | Skipped | ParseError") -> None:
-    if isinstance(result, ForeignQuestion):
+def _add(bank: ParsedBank, result: "ItemResult") -> None:
+    if isinstance(result, list):
+        for part in result:
+            _add(bank, part)
+    elif isinstance(result, ForeignQuestion):
         bank.questions.append(result)
     elif isinstance(result, Skipped):
         bank.skipped.append(result)
@@ -157,69 +157,16 @@ def _add(bank: ParsedBank, result: "ForeignQuestion | Skipped | ParseError") -> 
 
 # Items ------------------------------------------------------------------------------------
 
-
-# Reads an image an item refers to (its src), or raises MediaError saying why not.
-ImageLoader = Callable[[str], Image]
-
-
-@dataclass
-class _Html:
-    """HTML of item content: the images met on the way are loaded (`load`) into the bank's
-    images, or listed as placeholders (`images`) with the reason (`refused`)."""
-
-    bank: ParsedBank | None = None
-    load: ImageLoader | None = None
-    images: list[str] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)
-
-    def image(self, element: Element, source: str) -> str:
-        if self.load is not None and self.bank is not None:
-            try:
-                image = self.load(source)
-            except MediaError as error:
-                self.refused.append(str(error))
-            else:
-                url = self.bank.add_image(image, posixpath.basename(source))
-                alt = html.escape(element.get("alt", ""))
-                return f'<img src="{url}" alt="{alt}">'
-        self.images.append(source)
-        return html.escape(f"[image: {source}]", quote=False)
-
-    def inner(self, element: Element, *, replace: dict[int, str] | None = None) -> str:
-        text = element.text
-        parts = [html.escape(text, quote=False)] if text else []
-        for child in element:
-            parts.append(self.outer(child, replace=replace))
-            tail = child.tail
-            if tail:
-                parts.append(html.escape(tail, quote=False))
-        return "".join(parts)
-
-    def outer(self, element: Element, *, replace: dict[int, str] | None = None) -> str:
-        if replace and id(element) in replace:
-            return replace[id(element)]
-        name = name_of(element)
-        if name in _CONDITIONAL:
-            return ""
-        if name == "rubricBlock" and "candidate" not in attribute(element, "view", "candidate"):
-            return ""
-        if name in ("img", "object") and (element.get("src") or element.get("data")):
-            return self.image(element, element.get("src") or element.get("data") or "")
-        if name not in HTML_ELEMENTS or name in ("object", "math", "svg"):
-            return self.inner(element, replace=replace)  # a QTI wrapper: its content
-        attributes = "".join(
-            f' {key}="{html.escape(value)}"'
-            for key, value in element.attrib.items()
-            if "}" not in key
-        )
-        if name in _VOID:
-            return f"<{name}{attributes}>"
-        return f"<{name}{attributes}>{self.inner(element, replace=replace)}</{name}>"
+# The HTML of item content, its images stored on the way (qti_html).
+_Html = ItemHtml
 
 
 # Reads the shared stimulus an item refers to (its href) as a case study, or raises
 # QtiError saying why not.
 StimulusLoader = Callable[[str], ForeignCaseStudy]
+# An item: its question, its questions and the parts that could not be read (an item of
+# several interactions read as a case study), or why not.
+ItemResult = ForeignQuestion | Skipped | ParseError | list[ForeignQuestion | Skipped | ParseError]
 
 
 def read_item(
@@ -232,36 +179,71 @@ def read_item(
     bank: ParsedBank | None = None,
     load: ImageLoader | None = None,
     stimulus: StimulusLoader | None = None,
-) -> ForeignQuestion | Skipped | ParseError:
-    """One `assessmentItem` as a question, or why not. `name` overrides the identity (an
+) -> ItemResult:
+    """One `assessmentItem` as a question (several, of a case study, for an item of several
+    interactions that no one question holds), or why not. `name` overrides the identity (an
     identifier that repeats in a package); `category` is its section path; `load` reads the
     images it refers to (in a package) into `bank`'s images; `stimulus` its shared stimulus
     (`assessmentStimulusRef`), which becomes its case study."""
-    result = _read_item(root, path, number, name, category, bank, load)
-    if isinstance(result, ForeignQuestion) and any(map(_ends_attempt, root.iter())):
-        result.notes.append(
+    result = _read_checked(root, path, number, name, category, bank, load)
+    questions = [
+        question
+        for question in (result if isinstance(result, list) else [result])
+        if isinstance(question, ForeignQuestion)
+    ]
+    if not questions:
+        return result
+    first = questions[0]
+    if any(map(_ends_attempt, root.iter())):
+        first.notes.append(
             f"{path or 'the item'}: its button that ends the attempt (for a hint or the "
             "solution) is not carried: the explanation shows after answering"
         )
     refs = [child for child in root if name_of(child) == "assessmentStimulusRef"]
-    if not refs or not isinstance(result, ForeignQuestion):
+    if not refs:
         return result
     href = attribute(refs[0], "href")
     if stimulus is None:
-        result.notes.append(
+        first.notes.append(
             f"{path or 'the item'}: its shared stimulus {href} is another file of its package: "
             "import the package to have it as a case study"
         )
         return result
     try:
-        result.case_study = stimulus(href)
+        shared = stimulus(href)
     except QtiError as error:
         return ParseError(number, f"{path or 'the item'}: {error}")
+    for question in questions:
+        own = question.case_study
+        # An item read as a case study of its own: the stimulus opens its scenario.
+        question.case_study = (
+            shared
+            if own is None
+            else ForeignCaseStudy(own.key, own.title, f"{shared.scenario}\n\n{own.scenario}")
+        )
     if len(refs) > 1:
-        result.notes.append(
+        first.notes.append(
             f"{path or 'the item'}: only its first shared stimulus is its case study"
         )
     return result
+
+
+def _read_checked(
+    root: Element,
+    path: str,
+    number: int,
+    name: str,
+    category: tuple[str, ...],
+    bank: ParsedBank | None,
+    load: ImageLoader | None,
+) -> ItemResult:
+    """The item read, its key taken from its response processing where the declarations
+    have none, and a refusal for want of a key said as such (qti_keys)."""
+    return qti_keys.checked(
+        root,
+        qti_keys.item_place(root, path),
+        lambda: _read_item(root, path, number, name, category, bank, load),
+    )
 
 
 def _ends_attempt(element: Element) -> bool:
@@ -276,7 +258,7 @@ def _read_item(
     category: tuple[str, ...],
     bank: ParsedBank | None,
     load: ImageLoader | None,
-) -> ForeignQuestion | Skipped | ParseError:
+) -> ItemResult:
     identifier = root.get("identifier", "")
     title = root.get("title", "")
     place = f"{path + ', ' if path else ''}item {identifier!r}" + (f" ({title})" if title else "")
@@ -311,6 +293,8 @@ def _read_item(
         result = qti_interactions.read(root, body, interactions, out, question, place)
         if isinstance(result, ForeignQuestion):
             _note_images(result, out, place)
+        elif isinstance(result, Skipped) and result.type == "several interactions":
+            return _as_case_study(root, path, number, body, interactions, out, question, bank, load)
         return result
     response_id = attribute(interaction, "responseIdentifier")
     declaration = next(
@@ -382,6 +366,29 @@ def _read_item(
                 question.notes.append(f"{place}: {note}")
     _note_images(question, out, place)
     return question
+
+
+def _as_case_study(
+    root: Element,
+    path: str,
+    number: int,
+    body: Element,
+    interactions: list[Element],
+    out: _Html,
+    question: ForeignQuestion,
+    bank: ParsedBank | None,
+    load: ImageLoader | None,
+) -> ItemResult:
+    def read_part(part: Element, name: str) -> ForeignQuestion | Skipped | ParseError:
+        result = _read_checked(part, path, number, name, question.category, bank, load)
+        assert not isinstance(result, list)  # a part is one interaction or one paragraph
+        return result
+
+    parts = qti_case.read(root, body, interactions, out, question, read_part)
+    if isinstance(parts, list):
+        first = next(part for part in parts if isinstance(part, ForeignQuestion))
+        _note_images(first, out, qti_keys.item_place(root, path))
+    return parts
 
 
 def _note_images(question: ForeignQuestion, out: _Html, place: str) -> None:

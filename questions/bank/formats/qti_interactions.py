@@ -10,7 +10,8 @@ item and a lone choice interaction, and calls `read` for the rest):
   gives); slider: a fill-in of the number, typed;
 - several interactions: one question of several parts: blanks when every part is a text
   entry, otherwise drop-downs (inline choices, or choices of one answer) with the text
-  entries among them gaps typed in place;
+  entries among them gaps typed in place; any other mix is refused as "several
+  interactions", which the item reader reads as a case study (qti_case);
 - what no machine marks (extended text, upload, drawing), what is answered on an image
   (hotspot, select point, graphic ...) and any other interaction: skipped with the reason.
 
@@ -22,6 +23,7 @@ import html
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from decimal import Decimal
 from itertools import pairwise
 from typing import Protocol
@@ -43,6 +45,7 @@ from questions.bank.formats.foreign import (
     parse_number,
     to_markdown,
 )
+from questions.bank.formats.qti_grid import GridTooLarge, Rows, as_pair_series
 from questions.bank.formats.qti_names import attribute, name_of
 
 Parsed = ForeignQuestion | Skipped | ParseError
@@ -113,8 +116,9 @@ def read(
     out: Content,
     question: ForeignQuestion,
     place: str,
-) -> Parsed:
-    """The item as `question` (its identity, category and explanation already read)."""
+) -> Parsed | list[Parsed]:
+    """The item as `question` (its identity, category and explanation already read); a
+    matching grid too large for one question as several (qti_grid)."""
     kinds = [name_of(element) for element in interactions]
     for kind in kinds:
         if kind in _PERSON_MARKS:
@@ -142,6 +146,14 @@ def read(
         if refusal.skip_type:
             return Skipped(question.line, refusal.skip_type, f"{place}: {refusal}")
         return ParseError(question.line, f"{place}: {refusal}")
+    except Rows as rows:
+        title = " ".join(attribute(root, "title").split())
+        for row in rows.questions:
+            row.scoring, note = scoring(root, 1, pairs=True)
+            if row.case_study is not None and title:
+                row.case_study = replace(row.case_study, title=title)
+            row.notes = [f"{place}: {text}" for text in [*row.notes, note] if text]
+        return [*rows.questions]
     question.notes[noted:] = [f"{place}: {text}" for text in question.notes[noted:]]
     if note:
         question.notes.append(f"{place}: {note}")
@@ -198,7 +210,14 @@ def scoring(root: Element, parts: int, *, pairs: bool) -> tuple[ForeignScoring, 
     template = uri.rstrip("/").rpartition("/")[2].removesuffix(".xml")
     if processing is None or template == "match_correct":
         return ("all" if parts == 1 else "partial"), ""
-    if template in ("map_response", "map_response_point"):
+    # Its own processing that sets the score to the mapping's sum is map_response's.
+    summed = any(
+        name_of(child) == "mapResponse"
+        for element in processing
+        if name_of(element) == "setOutcomeValue" and element.get("identifier") == "SCORE"
+        for child in element
+    )
+    if template in ("map_response", "map_response_point") or (summed and not template):
         if parts == 1 and not pairs:
             return "all", ""
         declarations = [c for c in root if name_of(c) == "responseDeclaration"]
@@ -285,13 +304,29 @@ def _matching(
     question.kind = "matching"
     question.pool = [ForeignOption(_text_of(choice, out), False) for choice in pool]
     question.prompts = []
+    uneven = next((p for p in prompts if len(answers.get(p.get("identifier", ""), [])) != 1), None)
+    if uneven is not None:
+        # Two answers for a prompt, or none: a yes/no series of every pair.
+        identifier = uneven.get("identifier", "")
+        why = f"prompt {identifier!r} is matched to {len(answers.get(identifier, []))} answers"
+        ids = [prompt.get("identifier", "") for prompt in prompts]
+        right = {
+            (ids.index(source), pool_ids.index(target))
+            for source, target in pairs
+            if source in ids and target in pool_ids
+        }
+        texts = [_text_of(prompt, out) for prompt in prompts]
+        try:
+            as_pair_series(question, texts, [o.text for o in question.pool], right, why)
+        except GridTooLarge as error:
+            raise _Refusal(str(error), skip_type="match") from None
+        return
     for prompt in prompts:
         identifier = prompt.get("identifier", "")
         targets = answers.get(identifier, [])
-        if len(targets) != 1 or targets[0] not in pool_ids:
+        if targets[0] not in pool_ids:
             raise _Refusal(
-                f"prompt {identifier!r} is matched to {len(targets)} answers: a prompt here "
-                "has one",
+                f"prompt {identifier!r} is matched to {targets[0]!r}, which is no answer",
                 skip_type="match",
             )
         question.prompts.append(
@@ -308,8 +343,8 @@ def _match(
     if len(sets) != 2:
         raise _Refusal("a match interaction has two sets of choices")
     prompts, pool = (_children(s, "simpleAssociableChoice") for s in sets)
-    _matching(question, prompts, pool, _pairs(_declaration(root, interaction)), out)
     question.stem = _stem(body, interaction, out)
+    _matching(question, prompts, pool, _pairs(_declaration(root, interaction)), out)
     as_yes_no(question)
 
 
@@ -328,8 +363,8 @@ def _associate(
         )
     prompts = [choice for choice in choices if choice.get("identifier") in firsts]
     pool = [choice for choice in choices if choice.get("identifier") not in firsts]
-    _matching(question, prompts, pool, pairs, out)
     question.stem = _stem(body, interaction, out)
+    _matching(question, prompts, pool, pairs, out)
 
 
 def _gap_match(
@@ -341,12 +376,21 @@ def _gap_match(
     gaps = _children(interaction, "gap")
     text_ids = [text.get("identifier", "") for text in texts]
     right: dict[str, list[str]] = {}
-    for text_id, gap_id in _pairs(_declaration(root, interaction)):
+    gap_ids = {gap.get("identifier", "") for gap in gaps}
+    for first, second in _pairs(_declaration(root, interaction)):
+        # The pair is "text gap"; some tools write it "gap text".
+        text_id, gap_id = (second, first) if first in gap_ids else (first, second)
         right.setdefault(gap_id, []).append(text_id)
     replace = {id(text): "" for text in texts}
     question.gaps = []
     for number, gap in enumerate(gaps, 1):
         chosen = right.get(gap.get("identifier", ""), [])
+        if len(chosen) > 1 and len(set(chosen)) == 1:
+            raise _Refusal(
+                f"gap {number} is to hold {chosen[0]!r} {len(chosen)} times (a count of one "
+                "text): a gap here holds one text",
+                skip_type="gap match",
+            )
         if len(chosen) != 1 or chosen[0] not in text_ids:
             raise _Refusal(f"gap {number} has {len(chosen)} right answers: a gap here has one")
         question.gaps.append(

@@ -1,0 +1,267 @@
+"""Where a QTI item keeps its key when its response declarations do not, and why an item
+without one cannot be imported.
+
+Some tools write no `correctResponse` (nor a mapping) and put the key in their response
+processing: "if RESPONSE matches the value X, SCORE is 1". `fill_keys` reads that one
+simple pattern (a `match`, `equal` or `stringMatch` of the response variable against a
+constant, in a condition that sets an outcome to a number) and writes the values that
+earn the most as the declaration's correct response, so that the interaction readers see
+an ordinary key. A response the processing uses in any other way (a sum of two sliders, a
+product, a substring) is left alone: its key is only in processing we do not run, and
+`explain` says so rather than "no right answer".
+
+`explain` also tells an adaptive item (`adaptive="true"`: its question and key change over
+several attempts) and an item whose interactions have no key at all (a layout
+demonstration, a survey) by what they are."""
+
+from collections.abc import Callable
+from xml.etree.ElementTree import Element, SubElement
+
+from questions.bank.formats.foreign import ForeignQuestion, ParseError, Skipped
+from questions.bank.formats.qti_names import attribute, name_of
+
+# The interactions a key is read for; the others are skipped for what they are.
+_KEYED = frozenset(
+    {
+        "orderInteraction",
+        "matchInteraction",
+        "associateInteraction",
+        "gapMatchInteraction",
+        "inlineChoiceInteraction",
+        "textEntryInteraction",
+        "choiceInteraction",
+        "hottextInteraction",
+        "sliderInteraction",
+    }
+)
+# Refusals that come from what the item is, not from its key.
+_ITEM_REASONS = frozenset({"template item", "no item body", "no interaction"})
+_COMPARISONS = frozenset({"match", "equal", "stringMatch"})
+_BRANCHES = frozenset({"responseIf", "responseElseIf"})
+
+
+def _declarations(root: Element) -> dict[str, Element]:
+    return {
+        child.get("identifier", ""): child
+        for child in root
+        if name_of(child) == "responseDeclaration"
+    }
+
+
+def _processing(root: Element) -> Element | None:
+    return next((child for child in root if name_of(child) == "responseProcessing"), None)
+
+
+def has_key(declaration: Element) -> bool:
+    """A correct response with a value, or a mapping that scores something above 0."""
+    for element in declaration.iter():
+        kind = name_of(element)
+        if kind == "correctResponse" and any(name_of(v) == "value" for v in element):
+            return True
+        if kind == "mapEntry":
+            try:
+                if float(attribute(element, "mappedValue", "0")) > 0:
+                    return True
+            except ValueError:
+                continue
+    return False
+
+
+def _number(element: Element) -> float | None:
+    if name_of(element) != "baseValue":
+        return None
+    try:
+        return float((element.text or "").strip())
+    except ValueError:
+        return None
+
+
+def _compared(condition: Element) -> tuple[str, str] | None:
+    """(response, constant) when the condition compares one variable with one constant."""
+    if name_of(condition) not in _COMPARISONS or len(condition) != 2:
+        return None
+    names = [name_of(child) for child in condition]
+    if sorted(names) != ["baseValue", "variable"]:
+        return None
+    variable = condition[names.index("variable")]
+    constant = condition[names.index("baseValue")]
+    return variable.get("identifier", ""), " ".join((constant.text or "").split())
+
+
+def _score_set(branch: Element) -> float | None:
+    """The largest number the branch sets an outcome to (its score), None when none."""
+    scores = [
+        number
+        for child in branch
+        if name_of(child) == "setOutcomeValue" and len(child) == 1
+        for number in [_number(child[0])]
+        if number is not None
+    ]
+    return max(scores, default=None)
+
+
+def _simple_keys(processing: Element) -> tuple[dict[str, dict[str, float]], set[int]]:
+    """Per response, the constants a simple condition compares it with and the score that
+    branch gives; and the ids of the variables those conditions use (the others are uses
+    in patterns not read)."""
+    keys: dict[str, dict[str, float]] = {}
+    understood: set[int] = set()
+    for branch in processing.iter():
+        if name_of(branch) not in _BRANCHES or not len(branch):
+            continue
+        compared = _compared(branch[0])
+        score = _score_set(branch)
+        if compared is None or score is None:
+            continue
+        response, constant = compared
+        keys.setdefault(response, {})[constant] = max(
+            score, keys.get(response, {}).get(constant, score)
+        )
+        understood.update(id(child) for child in branch[0] if name_of(child) == "variable")
+    return keys, understood
+
+
+def _uses(processing: Element, response: str) -> list[Element]:
+    return [
+        element
+        for element in processing.iter()
+        if name_of(element) == "variable" and element.get("identifier") == response
+    ]
+
+
+def fill_keys(root: Element, interactions: list[Element]) -> list[str]:
+    """Writes the key that the response processing holds in the simple pattern as the
+    correct response of each interaction's declaration that has none; the notes to report."""
+    processing = _processing(root)
+    if processing is None:
+        return []
+    declarations = _declarations(root)
+    keys, understood = _simple_keys(processing)
+    notes = []
+    for interaction in interactions:
+        response = attribute(interaction, "responseIdentifier")
+        declaration = declarations.get(response)
+        if declaration is None or has_key(declaration) or not keys.get(response):
+            continue
+        if any(id(use) not in understood for use in _uses(processing, response)):
+            continue  # also used in a way not read: the pattern alone may not be the key
+        scores = keys[response]
+        best = max(scores.values())
+        if best <= 0:
+            continue
+        right = [value for value, score in scores.items() if score == best]
+        correct = next((c for c in declaration if name_of(c) == "correctResponse"), None)
+        if correct is None:
+            correct = SubElement(declaration, _sibling_tag(declaration, "correctResponse"))
+        for value in right:
+            SubElement(correct, _sibling_tag(declaration, "value")).text = value
+        notes.append(
+            f"the key of {response} ({', '.join(right)}) is read from its response processing"
+        )
+    return notes
+
+
+def _sibling_tag(declaration: Element, name: str) -> str:
+    """A tag in the declaration's namespace and spelling (2.1 `correctResponse`, 3.0
+    `qti-correct-response`), so that the readers find it as they find the others."""
+    namespace, _, local = declaration.tag.rpartition("}")
+    spelt = name
+    if local.startswith("qti-"):
+        spelt = "qti-" + "".join(f"-{c.lower()}" if c.isupper() else c for c in name)
+    return f"{namespace}}}{spelt}" if namespace else spelt
+
+
+def keyless(root: Element, interactions: list[Element]) -> list[str]:
+    """The response identifiers of the interactions that have no key."""
+    declarations = _declarations(root)
+    missing = []
+    for interaction in interactions:
+        response = attribute(interaction, "responseIdentifier")
+        declaration = declarations.get(response)
+        if declaration is not None and not has_key(declaration):
+            missing.append(response)
+    return missing
+
+
+Result = ForeignQuestion | Skipped | ParseError
+
+
+def checked(
+    root: Element, place: str, read: Callable[[], Result | list[Result]]
+) -> Result | list[Result]:
+    """The item as `read` reads it, its key first filled in from its response processing
+    where its declarations have none; a refusal for want of a key said as such."""
+    interactions = item_interactions(root)
+    notes = fill_keys(root, interactions)
+    result = read()
+    if isinstance(result, list):
+        return result
+    if isinstance(result, ForeignQuestion):
+        result.notes.extend(f"{place}: {note}" for note in notes)
+        return result
+    return explain(root, interactions, result, place)
+
+
+def item_place(root: Element, path: str) -> str:
+    """How messages name the item: its file (in a package), identifier and title."""
+    identifier, title = root.get("identifier", ""), root.get("title", "")
+    return f"{path + ', ' if path else ''}item {identifier!r}" + (f" ({title})" if title else "")
+
+
+def item_interactions(root: Element) -> list[Element]:
+    """The interactions of the item's body, but a button that ends the attempt."""
+    body = next((child for child in root if name_of(child) == "itemBody"), None)
+    if body is None:
+        return []
+    return [
+        element
+        for element in body.iter()
+        if name_of(element).endswith("Interaction") and name_of(element) != "endAttemptInteraction"
+    ]
+
+
+def explain(root: Element, interactions: list[Element], result: Result, place: str) -> Result:
+    """A refusal that comes from an adaptive item or a missing key, said as such."""
+    if isinstance(result, ForeignQuestion) or not interactions:
+        return result
+    if any(name_of(element) not in _KEYED for element in interactions):
+        return result  # skipped for what the other interaction is
+    if isinstance(result, Skipped) and result.type in _ITEM_REASONS:
+        return result  # skipped for what the item is, whatever its key
+    line = result.line
+    if attribute(root, "adaptive").strip().lower() == "true":
+        return Skipped(
+            line,
+            "adaptive item",
+            f'{place}: an adaptive item (adaptive="true") changes its question between '
+            "attempts: its response processing sets what is shown and what is right as the "
+            "attempts go, which a question here (answered once) cannot",
+        )
+    missing = keyless(root, interactions)
+    if not missing:
+        return result
+    processing = _processing(root)
+    used = [r for r in missing if processing is not None and _uses(processing, r)]
+    if used:
+        return Skipped(
+            line,
+            "key in response processing",
+            f"{place}: its key is only in response processing we do not run "
+            f"({', '.join(used)} scored by rules other than a comparison with a value)",
+        )
+    total = len(interactions)
+    if len(missing) < total:
+        which = f"{len(missing)} of its {total} interactions have no correct response"
+    elif total > 1:
+        which = f"none of its {total} interactions has a correct response"
+    else:
+        which = "its interaction has no correct response"
+    reason = (
+        f"{which} (nor a mapping or scoring rule that gives a key): no machine can grade "
+        f"{'it' if len(missing) == 1 else 'them'}"
+    )
+    # One interaction without its key is an error (a key forgotten); interactions without
+    # keys beside others (a sample of layouts) are reported with the item skipped.
+    if isinstance(result, ParseError) and total == 1:
+        return ParseError(line, f"{place}: {reason}")
+    return Skipped(line, "no key", f"{place}: {reason}")
