@@ -52,6 +52,8 @@ from questions.bank.formats.qti_values import (
 )
 
 Parsed = ForeignQuestion | Skipped | ParseError
+# An instance of several interactions may come back as a case study's questions.
+Read = Parsed | list[Parsed]
 LABEL = "template item"
 PARTS = frozenset({"templateDeclaration", "templateProcessing"})
 _CAS_CLASSES = ("maxima", "scriptrule", "casprocess", "cascompare", "cascondition", "mathassess")
@@ -92,8 +94,8 @@ def read(
     place: str,
     number: int,
     key: str,
-    read_instance: Callable[[Element], Parsed],
-) -> Parsed:
+    read_instance: Callable[[Element], Read],
+) -> Read:
     """The item's instance as a question (read by `read_instance`), or why not."""
     reason = _not_run(root)
     if reason:
@@ -103,6 +105,15 @@ def read(
     except TemplateError as error:
         return Skipped(number, LABEL, f"{place}: {error}")
     result = read_instance(found.element)
+    if isinstance(result, list):
+        if found.numbers:
+            # Tolerances are set on one question's blanks (`tolerate`), not across a case study.
+            reason = "its several interactions hold template numbers with a tolerance"
+            return Skipped(number, LABEL, f"{place}: {reason}, which is not read yet")
+        first = next((part for part in result if isinstance(part, ForeignQuestion)), None)
+        if first is not None:
+            first.notes[0:0] = [f"{place}: {note}" for note in found.notes]
+        return result
     if not isinstance(result, ForeignQuestion):
         return result
     try:
