@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from questions.bank import foreign_import
-from questions.bank.formats import foreign, qti
+from questions.bank.formats import foreign, qti, qti_package
 from questions.models import Question, QuestionMedia, Topic
 from tests.test_import_gift_aiken import options_of, refused, run, seen, write
 
@@ -298,7 +298,7 @@ def test_unsafe_packages_are_refused_with_a_clear_message(capsys, exam, tmp_path
 
 
 def test_too_many_files_are_refused(capsys, exam, tmp_path, monkeypatch):
-    monkeypatch.setattr(qti, "MAX_PACKAGE_FILES", 3)
+    monkeypatch.setattr(qti_package, "MAX_PACKAGE_FILES", 3)
     raw = package({"imsmanifest.xml": manifest(), **{f"f{n}.txt": "" for n in range(3)}})
     _, result = refused(capsys, write(tmp_path, "p.zip", raw), "--exam", exam.slug)
     assert "the package has 4 files; packages are read up to 3" in result["errors"][0]["message"]
@@ -519,7 +519,7 @@ def test_feedback_block_of_a_choice_is_its_rationale_not_the_explanation(capsys,
 )
 def test_items_with_a_dtd_or_in_utf_16_are_read_as_before(raw):
     root = qti.parse_xml(raw, "f")
-    [question] = qti.read_package(
+    [question] = qti_package.read_package(
         package({"imsmanifest.xml": manifest("a.xml"), "a.xml": raw})
     ).questions
     assert qti.name_of(root) == "assessmentItem"
@@ -555,7 +555,7 @@ def test_section_refs_are_read_from_their_files_relative_to_them():
     static = f"""<assessmentSection xmlns="{QTI21}" identifier="s3" title="Static routes"
  visible="true"><assessmentItemRef identifier="r3" href="../../items/c.xml"/>
 </assessmentSection>"""
-    bank = qti.read_package(
+    bank = qti_package.read_package(
         section_ref_package(section=routing, extra={"sections/more/static.xml": static})
     )
     assert (bank.errors, bank.skipped) == ([], [])
@@ -574,7 +574,7 @@ def test_section_refs_are_read_from_their_files_relative_to_them():
     ],
 )
 def test_a_section_ref_to_no_section_is_an_error(section, message):
-    bank = qti.read_package(section_ref_package(section=section))
+    bank = qti_package.read_package(section_ref_package(section=section))
     assert [error.message.split(" (")[0] for error in bank.errors] == [message]
     assert bank.questions == []
 
@@ -584,7 +584,7 @@ def test_a_section_ref_to_a_missing_file_is_an_error():
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         files = {name: archive.read(name) for name in archive.namelist()}
     del files["sections/routing.xml"]
-    bank = qti.read_package(package(files))
+    bank = qti_package.read_package(package(files))
     assert [error.message for error in bank.errors] == [
         "tests/t.xml: its section sections/routing.xml is not in the package"
     ]
@@ -626,7 +626,9 @@ def test_sections_nested_file_in_file_too_deep_are_an_error():
         f'href="s{n + 1}.xml"/></qti-assessment-section>'
         for n in range(1, 1_000)
     }
-    bank = qti.read_package(section_ref_package(section=files.pop("sections/s1.xml"), extra=files))
+    bank = qti_package.read_package(
+        section_ref_package(section=files.pop("sections/s1.xml"), extra=files)
+    )
     # The test's own section is the first level, s1 the second: s100 is the 101st.
     assert [error.message for error in bank.errors] == [
         "sections/s100.xml: its sections are nested more than 100 levels deep: refused "

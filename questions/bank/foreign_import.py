@@ -41,7 +41,7 @@ from questions.bank.foreign_items import (
     case_study_slug,
     question_document,
 )
-from questions.bank.formats import aiken, gift, moodle_xml, qti
+from questions.bank.formats import aiken, gift, moodle_xml, qti, qti_package
 from questions.bank.formats.courseiva import parse_document
 from questions.bank.formats.foreign import (
     MAX_FILE_BYTES,
@@ -74,7 +74,7 @@ READERS: dict[str, Callable[[str], ParsedBank]] = {
     "qti": qti.read,
 }
 # Zip packages, read from their bytes (a zip is not text): told by the zip signature.
-PACKAGE_READERS: dict[str, Callable[[bytes], ParsedBank]] = {"qti": qti.read_package}
+PACKAGE_READERS: dict[str, Callable[[bytes], ParsedBank]] = {"qti": qti_package.read_package}
 # Recognised by detect_format, read next: a clear error until their reader is in READERS.
 NOT_YET: dict[str, str] = {}
 FORMAT_NAMES = {
@@ -128,7 +128,7 @@ def read_source(label: str, raw: bytes, file_format: str = "auto") -> Source:
     """Decode and parse one file. An unreadable file becomes a Source whose bank has one
     file-level error, so that the report lists it with the others."""
     bank = ParsedBank(file_format if file_format != "auto" else "unknown")
-    if raw.startswith(qti.ZIP_MAGIC) and file_format in ("auto", *PACKAGE_READERS):
+    if raw.startswith(qti_package.ZIP_MAGIC) and file_format in ("auto", *PACKAGE_READERS):
         package_format = "qti" if file_format == "auto" else file_format
         return Source(label, PACKAGE_READERS[package_format](raw))
     try:
@@ -598,7 +598,7 @@ def import_upload(
     as_json = file_format == "json" or (
         file_format == "auto"
         and label.lower().endswith(".json")
-        and not raw.startswith(qti.ZIP_MAGIC)
+        and not raw.startswith(qti_package.ZIP_MAGIC)
     )
     source = None if as_json else read_source(label, raw, file_format)
     if source is None or source.bank.format == "json":
