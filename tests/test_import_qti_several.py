@@ -273,13 +273,21 @@ def test_a_larger_grid_is_a_yes_no_series_per_prompt(capsys, exam, tmp_path):
     assert {(row.kind, row.case_study_id) for row in rows} == {("yesno", case.pk)}
 
 
-def test_a_grid_too_large_for_yes_no_series_is_reported_with_its_size(capsys, exam, tmp_path):
-    text = grid(6, 6, {"T1 C1": "1", "T1 C2": "1"})
+def test_a_grid_of_twelve_prompts_and_answers_is_a_series_per_prompt(capsys, exam, tmp_path):
+    text = grid(12, 12, {"T1 C1": "1", "T1 C2": "1", "T12 C12": "1"})
+    _, result = run(capsys, write(tmp_path, "towns.xml", text), "--exam", exam.slug)
+    assert (result["imported"], result["skipped"]) == (12, [])
+    last = Question.objects.get(stem__startswith="T12:")
+    assert [p.is_yes for p in last.parts.all()] == [False] * 11 + [True]
+
+
+def test_a_grid_of_more_prompts_than_a_case_study_holds_is_reported(capsys, exam, tmp_path):
+    text = grid(13, 6, {"T1 C1": "1", "T1 C2": "1"})
     _, result = run(capsys, write(tmp_path, "towns.xml", text), "--exam", exam.slug)
     [skipped] = result["skipped"]
     assert skipped["type"] == "match"
     assert "prompt 'T1' is matched to 2 answers" in skipped["reason"]
-    assert "6 prompts and 6 answers make 36 pairs" in skipped["reason"]
+    assert "13 prompts and 6 answers make 78 pairs: more than 12" in skipped["reason"]
     assert not Question.objects.exists()
 
 

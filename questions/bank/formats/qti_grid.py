@@ -3,10 +3,11 @@
 matching cannot hold (each of its prompts has exactly one answer): read as a yes/no series
 of every (prompt, answer) pair, yes for the pairs of the key.
 
-A question holds at most `questions.item_rules.MAX_PARTS` statements: a larger grid, up to
-`GRID_LIMIT` pairs, is a case study of one yes/no series per prompt (its answers the
-statements), the item's question its scenario; a grid larger still is refused with the count,
-as an item no question here holds."""
+A question holds at most `questions.item_rules.MAX_PARTS` statements: a larger grid is a case
+study of one yes/no series per prompt (its answers the statements), the item's question its
+scenario, when it has at most that many prompts and answers (QTIWorks' "Pairing style", 7
+prompts and 6 answers, makes 7 questions); a grid larger still is refused with the count, as
+an item no question here holds."""
 
 from dataclasses import replace
 
@@ -15,7 +16,6 @@ from questions.item_rules import MAX_PARTS, MIN_STATEMENTS
 
 GRID_STEM = "For each pair below, answer yes if they match and no if they do not."
 ROW_STEM = "answer yes for each of these it matches, no for the others."
-GRID_LIMIT = 30
 
 
 class GridTooLarge(Exception):
@@ -40,13 +40,17 @@ def as_pair_series(
     """`question` as the yes/no series of every pair (prompt index, answer index); `right`
     the pairs of the key, `why` the prompt whose answers do not number one (for the note)."""
     pairs = len(prompts) * len(answers)
-    if MAX_PARTS < pairs <= GRID_LIMIT and MIN_STATEMENTS <= len(answers) <= MAX_PARTS:
+    if (
+        pairs > MAX_PARTS
+        and len(prompts) <= MAX_PARTS
+        and MIN_STATEMENTS <= len(answers) <= MAX_PARTS
+    ):
         raise Rows(_rows(question, prompts, answers, right, why))
     if pairs > MAX_PARTS:
         raise GridTooLarge(
             f"{why}, which a matching here cannot hold; as a yes/no series its "
-            f"{len(prompts)} prompts and {len(answers)} answers make {pairs} pairs, more "
-            f"statements than {GRID_LIMIT}"
+            f"{len(prompts)} prompts and {len(answers)} answers make {pairs} pairs: more than "
+            f"{MAX_PARTS} prompts or answers, which one yes/no series per prompt cannot hold"
         )
     question.kind = "yesno"
     question.statements = [
