@@ -27,6 +27,7 @@ from itertools import pairwise
 from typing import Protocol
 from xml.etree.ElementTree import Element
 
+from questions.bank.formats import qti_typed
 from questions.bank.formats.foreign import (
     ForeignBlank,
     ForeignGap,
@@ -600,10 +601,15 @@ def _entry_blank(
                 f"{name}: the tolerance {number_text(tolerance)} is read from its response "
                 "processing"
             )
-        return ForeignBlank(label, number=right, tolerance=tolerance)
-    texts = correct + [key for key, _ in mapped]
+        more = tuple(qti_typed.more_ranges(root, attribute(interaction, "responseIdentifier")))
+        return ForeignBlank(label, number=right, tolerance=tolerance, more_numbers=more)
+    patterns = qti_typed.patterns_of(root, attribute(interaction, "responseIdentifier"))
+    texts = correct + [key for key, _ in mapped] + [pattern.text for pattern in patterns]
     accepted = list(dict.fromkeys(one_line(value) for value in texts))
     if not accepted or "" in accepted:
         raise _Refusal(f"{name} has no right answer of one line")
-    match_case = all(sensitive for _, sensitive in mapped) if mapped else True
-    return ForeignBlank(label, accepted=tuple(accepted), match_case=match_case)
+    cases = [sensitive for _, sensitive in mapped] + [p.match_case for p in patterns]
+    match_case = all(cases) if cases else True
+    return ForeignBlank(
+        label, accepted=tuple(accepted), match_case=match_case, wildcards=bool(patterns)
+    )
