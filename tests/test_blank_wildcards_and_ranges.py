@@ -336,3 +336,31 @@ def test_a_wildcard_is_an_xml_schema_pattern_that_reads_back(text, match_case, p
 def test_a_pattern_not_written_as_ours_is_not_read():
     assert read_pattern(r"[a-z]+") is None
     assert read_pattern(r"\d{3}") is None
+
+
+QTI_TWO_NUMBERS = """<?xml version="1.0" encoding="UTF-8"?>
+<assessmentItem xmlns="http://www.imsglobal.org/xsd/imsqti_v2p1" identifier="roots"
+    title="Roots" adaptive="false" timeDependent="false">
+  <responseDeclaration identifier="RESPONSE" cardinality="single" baseType="float">
+    <correctResponse><value>3</value></correctResponse>
+    <mapping defaultValue="0">
+      <mapEntry mapKey="3" mappedValue="1"/>
+      <mapEntry mapKey="7" mappedValue="1"/>
+    </mapping>
+  </responseDeclaration>
+  <outcomeDeclaration identifier="SCORE" cardinality="single" baseType="float"/>
+  <itemBody><p>A root of x² - 10x + 21?
+    <textEntryInteraction responseIdentifier="RESPONSE"/></p></itemBody>
+  <responseProcessing
+    template="http://www.imsglobal.org/question/qti_v2p1/rptemplates/map_response"/>
+</assessmentItem>
+"""
+
+
+def test_a_qti_text_entry_mapping_two_numbers_imports_both(capsys, exam, tmp_path):
+    _, result = run(capsys, write(tmp_path, "roots.xml", QTI_TWO_NUMBERS), "--exam", exam.slug)
+    assert (result["imported"], result["skipped"], result["errors"]) == (1, [], [])
+    blank = Part.objects.get(question__topic__exam=exam)
+    assert (blank.number, blank.tolerance, blank.more_numbers) == (
+        3, 0, [{"number": "7", "tolerance": "0"}]
+    )  # fmt: skip
