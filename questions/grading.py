@@ -33,6 +33,14 @@ YES, NO = "yes", "no"
 MAX_TYPED = 200
 
 _NUMBER = re.compile(r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*?)\s*")
+# A star of an accepted answer with wildcards: any run of characters, unless a backslash
+# makes it a star.
+_WILDCARD = re.compile(r"(?<!\\)\*")
+# A blank's numbers are stored with 8 decimals, 24 digits in all.
+NUMBER_DECIMALS = 8
+NUMBER_DIGITS = 16
+# A number blank's right numbers besides its own: each with its tolerance.
+MAX_MORE_NUMBERS = 10
 
 
 @dataclass(frozen=True)
@@ -45,8 +53,12 @@ class KeyPart:
     accepted: tuple[str, ...] = ()
     match_case: bool = False
     ignore_spaces: bool = False
+    # "*" in an accepted text (and a feedback's answer) is any run of characters, "\\*" a star.
+    wildcards: bool = False
     number: Decimal | None = None
     tolerance: Decimal = Decimal(0)
+    # Other right numbers, each (number, tolerance): an answer within any range is right.
+    more_numbers: tuple[tuple[Decimal, Decimal], ...] = ()
     units: tuple[str, ...] = ()
     # Common wrong answers and what to tell a learner who gives one.
     feedback: tuple[tuple[str, str], ...] = ()
@@ -56,6 +68,16 @@ class KeyPart:
     @property
     def is_numeric(self) -> bool:
         return self.number is not None
+
+    @property
+    def ranges(self) -> tuple[tuple[Decimal, Decimal], ...]:
+        """Every right number with its tolerance, the blank's own first."""
+        if self.number is None:
+            return ()
+        return ((self.number, self.tolerance), *self.more_numbers)
+
+    def is_right_number(self, value: Decimal) -> bool:
+        return any(abs(value - number) <= tolerance for number, tolerance in self.ranges)
 
 
 @dataclass(frozen=True)
@@ -249,7 +271,7 @@ def _part_result(part: KeyPart, given: str) -> PartResult:
         return PartResult(part.key, given, given == part.answer)
     if part.is_numeric:
         value = parse_number(given, part.units)
-        right = value is not None and abs(value - (part.number or 0)) <= part.tolerance
+        right = value is not None and part.is_right_number(value)
     else:
         right = any(text_matches(part, given, accepted) for accepted in part.accepted)
     feedback = "" if right else _feedback_for(part, given)
@@ -277,7 +299,73 @@ def normal_text(text: str, *, match_case: bool, ignore_spaces: bool) -> str:
 
 def text_matches(part: KeyPart, given: str, accepted: str) -> bool:
     rules = {"match_case": part.match_case, "ignore_spaces": part.ignore_spaces}
-    return bool(given.strip()) and normal_text(given, **rules) == normal_text(accepted, **rules)
+    if not given.strip():
+        return False
+    if part.wildcards:
+        return (
+            wildcard_pattern(normal_text(accepted, **rules)).fullmatch(normal_text(given, **rules))
+            is not None
+        )
+    return normal_text(given, **rules) == normal_text(accepted, **rules)
+
+
+def wildcard_pattern(accepted: str) -> re.Pattern[str]:
+    """An accepted text with wildcards as the pattern it stands for: each "*" any run of
+    characters (none too), "\\*" a star, everything else itself."""
+    pieces = (re.escape(piece.replace("\\*", "*")) for piece in _WILDCARD.split(accepted))
+    return re.compile(".*".join(pieces), re.DOTALL)
+
+
+def has_wildcard(text: str) -> bool:
+    return _WILDCARD.search(text) is not None
+
+
+def more_numbers_problems(value: object) -> list[str]:
+    """What is wrong with a blank's other right numbers: a list of {"number": "7",
+    "tolerance": "0.1"}, decimals written as strings, each finite and kept as a blank's
+    number is (at most 16 digits before the point and 8 after), the tolerance not below 0."""
+    if not isinstance(value, list) or not all(
+        isinstance(item, dict) and set(item) <= {"number", "tolerance"} and "number" in item
+        for item in value
+    ):
+        return ['other right numbers are a list of {"number": "7", "tolerance": "0.1"}']
+    problems = []
+    if len(value) > MAX_MORE_NUMBERS:
+        problems.append(f"a blank takes at most {MAX_MORE_NUMBERS} other right numbers")
+    for item in value:
+        for name in ("number", "tolerance"):
+            problem = number_problem(item.get(name, "0"), name)
+            if problem:
+                problems.append(problem)
+    return problems
+
+
+def number_problem(text: object, name: str = "number") -> str | None:
+    """Why `text` cannot be a blank's number (or tolerance): None when it can."""
+    try:
+        value = Decimal(str(text).strip()) if isinstance(text, str | int) else None
+    except InvalidOperation:
+        value = None
+    if value is None or not value.is_finite():
+        return f"the {name} {text!r} is not a number"
+    if name == "tolerance" and value < 0:
+        return f"the tolerance {text} cannot be negative"
+    if abs(value) >= Decimal(10) ** NUMBER_DIGITS:
+        return f"the {name} {text} has more than {NUMBER_DIGITS} digits before the point"
+    if value != value.quantize(Decimal(10) ** -NUMBER_DECIMALS):
+        return f"the {name} {text} has more than {NUMBER_DECIMALS} decimal places"
+    return None
+
+
+def more_ranges(value: object) -> tuple[tuple[Decimal, Decimal], ...]:
+    """A blank's other right numbers as (number, tolerance) pairs; what is not a valid
+    range (the model's validation keeps such out) is left out rather than guessed at."""
+    if not isinstance(value, list) or more_numbers_problems(value):
+        return ()
+    return tuple(
+        (Decimal(str(item["number"]).strip()), Decimal(str(item.get("tolerance", "0")).strip()))
+        for item in value
+    )
 
 
 def parse_number(text: str, units: Sequence[str] = ()) -> Decimal | None:

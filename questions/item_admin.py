@@ -135,8 +135,8 @@ class BlankInline(PartRowInline):
     add_extra = 1
     fieldsets = [
         (None, {"fields": ["position", "prompt"]}),
-        ("Text answer", {"fields": ["accepted", ("match_case", "ignore_spaces")]}),
-        ("Or a number", {"fields": [("number", "tolerance"), "units"]}),
+        ("Text answer", {"fields": ["accepted", ("match_case", "ignore_spaces", "wildcards")]}),
+        ("Or a number", {"fields": [("number", "tolerance"), "more_numbers", "units"]}),
         ("Feedback on common wrong answers", {"fields": ["feedback"]}),
         RATIONALE,
     ]
@@ -153,9 +153,12 @@ class GapInline(PartRowInline):
     fieldsets = [
         (None, {"fields": ["prompt"]}),
         ("Typed in instead of chosen: a text answer", {
-            "fields": ["accepted", ("match_case", "ignore_spaces")], "classes": ["collapse"]
+            "fields": ["accepted", ("match_case", "ignore_spaces", "wildcards")],
+            "classes": ["collapse"],
         }),
-        ("Or a number", {"fields": [("number", "tolerance"), "units"], "classes": ["collapse"]}),
+        ("Or a number", {
+            "fields": [("number", "tolerance"), "more_numbers", "units"], "classes": ["collapse"]
+        }),
         ("Feedback on common wrong answers typed", {
             "fields": ["feedback"], "classes": ["collapse"]
         }),
@@ -288,6 +291,7 @@ def drop_rows_of_other_kinds(question: Question) -> None:
             cleared["is_yes"] = None
         if kind not in (Kind.FILL_IN, Kind.DROPDOWN):
             cleared |= {"accepted": "", "match_case": False, "ignore_spaces": False}
+            cleared |= {"wildcards": False, "more_numbers": []}
             cleared |= {"number": None, "tolerance": 0, "units": "", "feedback": []}
         parts.update(**cleared)
     else:

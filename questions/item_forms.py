@@ -21,7 +21,7 @@ from django import forms
 from django.db.models import Model
 from django.forms.models import BaseInlineFormSet
 
-from questions.grading import parse_number
+from questions.grading import MAX_MORE_NUMBERS, number_problem, parse_number
 from questions.item_rules import MAX_PARTS, MAX_POOL, OptionFacts, PartFacts, item_problems
 from questions.markup import quick_snippet
 from questions.models import Option, Part, Question, Rationale, Status
@@ -326,6 +326,54 @@ class StatementForm(PartForm):
         return PartFacts(is_yes=self.cleaned_data.get("is_yes"))
 
 
+# "7 ± 0.1", "7 +- 0.1", "7 +/- 0.1" or "7": a right number and its tolerance.
+_RANGE_SIGNS = ("±", "+/-", "+-")
+
+
+class NumberRangesField(forms.Field):
+    """Other right numbers, one a line as "7 ± 0.1" (or "7" for exactly 7), kept as the
+    model's list of {"number": "7", "tolerance": "0.1"}."""
+
+    widget = forms.Textarea(attrs={"rows": 2})
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return "\n".join(
+                f"{item.get('number')} ± {item.get('tolerance', '0')}"
+                if item.get("tolerance", "0") not in ("0", "")
+                else str(item.get("number"))
+                for item in value
+                if isinstance(item, dict)
+            )
+        return value
+
+    def to_python(self, value: Any) -> list[dict[str, str]]:
+        if isinstance(value, list):
+            return value
+        ranges = []
+        lines = [line.strip() for line in str(value or "").splitlines() if line.strip()]
+        for number, line in enumerate(lines, 1):
+            text, tolerance = line, "0"
+            for sign in _RANGE_SIGNS:
+                if sign in line:
+                    text, _, tolerance = line.partition(sign)
+                    break
+            text, tolerance = text.strip(), tolerance.strip()
+            problem = number_problem(text) or number_problem(tolerance, "tolerance")
+            if problem:
+                raise forms.ValidationError(f"Line {number}: {problem}.", code="range")
+            ranges.append({"number": _plain(text), "tolerance": _plain(tolerance)})
+        if len(ranges) > MAX_MORE_NUMBERS:
+            raise forms.ValidationError(f"At most {MAX_MORE_NUMBERS} other right numbers.")
+        return ranges
+
+
+def _plain(text: str) -> str:
+    """A number as written plainly: "7.50" is "7.5", "1e2" is "100"."""
+    value = Decimal(text).normalize()
+    return format(value, "f")
+
+
 class BlankForm(PartForm):
     """A fill-in blank: accepted texts with their case and space rules, or a number with its
     tolerance and units; feedback on common wrong answers."""
@@ -338,11 +386,18 @@ class BlankForm(PartForm):
         error_messages={"min_value": "The tolerance cannot be negative."},
         help_text="How far from the number an answer may be and still be right (0: exactly).",
     )
+    more_numbers = NumberRangesField(
+        label="Other right numbers",
+        required=False,
+        help_text="Number blanks: other numbers that are right too, one a line with its "
+        "tolerance, e.g. “7 ± 0.1” (or “7” for exactly 7). An answer within any of them "
+        "is right.",
+    )
 
     class Meta(PartForm.Meta):
         fields = [
-            "position", "prompt", "accepted", "match_case", "ignore_spaces", "number",
-            "tolerance", "units", "feedback", *RATIONALE_FIELDS,
+            "position", "prompt", "accepted", "match_case", "ignore_spaces", "wildcards",
+            "number", "tolerance", "more_numbers", "units", "feedback", *RATIONALE_FIELDS,
         ]  # fmt: skip
         widgets = {**PART_WIDGETS, "accepted": _text(3), "feedback": _text(3)}
         labels = {"prompt": "Label"}
@@ -350,6 +405,8 @@ class BlankForm(PartForm):
             "prompt": "What the blank asks for, shown beside it, e.g. “Region”.",
             "accepted": "Text blanks: one accepted answer per line.",
             "match_case": "Text blanks: an answer in other capitals is wrong.",
+            "wildcards": "Text blanks: a * in an accepted answer stands for any run of "
+            "characters (“colo*r” accepts “color” and “colour”); write \\* for a star itself.",
             "number": "Number blanks, instead of accepted texts: digits and a point, e.g. 2.5.",
             "units": "Number blanks: the units accepted after the number, comma-separated, "
             "e.g. “ms, milliseconds”.",
@@ -389,9 +446,13 @@ class BlankForm(PartForm):
         if cleaned.get("number") is None:
             if cleaned.get("tolerance"):
                 self.add_error("tolerance", "A tolerance goes with a number.")
+            if cleaned.get("more_numbers"):
+                self.add_error("more_numbers", "Other right numbers go with a number.")
             if cleaned.get("units"):
                 self.add_error("units", "Units go with a number.")
         else:
+            if cleaned.get("wildcards"):
+                self.add_error("wildcards", "Wildcards are for accepted texts, not a number.")
             units = [unit.strip() for unit in cleaned.get("units", "").split(",")]
             for item in cleaned.get("feedback") or []:
                 answer = item.get("answer") if isinstance(item, dict) else None
@@ -408,6 +469,8 @@ class BlankForm(PartForm):
         return PartFacts(
             accepted=tuple(line.strip() for line in accepted.splitlines() if line.strip()),
             number=self.cleaned_data.get("number"),
+            wildcards=bool(self.cleaned_data.get("wildcards")),
+            more_numbers=len(self.cleaned_data.get("more_numbers") or []),
         )
 
 

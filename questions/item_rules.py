@@ -32,6 +32,8 @@ class PartFacts:
     is_yes: bool | None = None
     accepted: tuple[str, ...] = ()
     number: Decimal | None = None
+    wildcards: bool = False  # "*" in its accepted texts is any run of characters
+    more_numbers: int = 0  # how many other right numbers it has
 
 
 def item_problems(
@@ -146,7 +148,12 @@ def _blank_problems(name: str, part: PartFacts, *, typed_in: bool = False) -> li
         return [f"{name} needs an accepted answer or a number"]
     if part.number is not None and part.accepted:
         return [f"{name} takes either accepted texts or a number, not both"]
-    return []
+    problems = []
+    if part.more_numbers and part.number is None:
+        problems.append(f"{name}'s other right numbers go with a number")
+    if part.wildcards and part.number is not None:
+        problems.append(f"{name}'s wildcards are for accepted texts, not a number")
+    return problems
 
 
 def _dropdown(
@@ -157,7 +164,7 @@ def _dropdown(
         problems.append("drop-downs need at least one gap")
     for number, part in enumerate(parts):
         mine = [option for option in options if option.gap == number]
-        typed = part.number is not None or bool(part.accepted)
+        typed = part.number is not None or bool(part.accepted) or part.more_numbers > 0
         if not mine:
             # A gap without choices is typed in, as a fill-in's blank is.
             problems += _blank_problems(f"gap {number + 1}", part, typed_in=True)

@@ -34,7 +34,7 @@ from questions.exams import (
     slug_validator,
     weight_total_problem,
 )
-from questions.grading import Grade, grade_answer
+from questions.grading import Grade, grade_answer, more_numbers_problems, more_ranges
 
 __all__ = [
     "WEIGHT_TOTAL",
@@ -92,6 +92,13 @@ def validate_feedback(value: object) -> None:
         for item in value
     ):
         raise ValidationError(message, code="feedback")
+
+
+def validate_more_numbers(value: object) -> None:
+    problems = more_numbers_problems(value)
+    if problems:
+        # Code "numbers", not "invalid": JSONField would swap that for "must be valid JSON".
+        raise ValidationError("; ".join(problems).capitalize() + ".", code="numbers")
 
 
 MIN_OPTIONS = 2
@@ -387,6 +394,10 @@ class Part(models.Model):
     ignore_spaces = models.BooleanField(
         default=False, help_text="Compare without any spaces (otherwise runs of spaces are one)."
     )
+    wildcards = models.BooleanField(
+        default=False,
+        help_text="A * in an accepted answer stands for any run of characters (\\* is a star).",
+    )
     number = models.DecimalField(
         max_digits=24, decimal_places=8, null=True, blank=True, help_text="Fill-in number."
     )
@@ -396,6 +407,14 @@ class Part(models.Model):
         default=Decimal(0),
         validators=[MinValueValidator(0)],
         help_text="How far from the number an answer may be and still be right.",
+    )
+    # Decimals as strings, so that 0.1 stays 0.1: [{"number": "7", "tolerance": "0.1"}].
+    more_numbers = models.JSONField(
+        "other right numbers",
+        default=list,
+        blank=True,
+        validators=[validate_more_numbers],
+        help_text="Fill-in number: other numbers that are right too, each with its tolerance.",
     )
     units = models.CharField(
         max_length=200, blank=True, help_text="Units accepted after the number, comma-separated."
@@ -427,6 +446,11 @@ class Part(models.Model):
     @property
     def accepted_texts(self) -> list[str]:
         return [line.strip() for line in self.accepted.splitlines() if line.strip()]
+
+    @property
+    def more_ranges(self) -> tuple[tuple[Decimal, Decimal], ...]:
+        """The other right numbers as (number, tolerance) pairs."""
+        return more_ranges(self.more_numbers)
 
     @property
     def unit_list(self) -> list[str]:

@@ -72,7 +72,12 @@ def test_moodle_gift_fixture_imports_what_it_can_and_skips_the_rest(capsys, exam
     (blank,) = animal.parts.all()
     assert (blank.accepted_texts, blank.match_case, blank.why) == (["Frog"], False, "Good!")
     assert any("partial credit (50%) for 'Cat' is not carried" in line for line in lines)
-    assert any("the feedback for answers like '*' is not carried" in line for line in lines)
+    # Moodle's "*" for any other answer: feedback to every wrong answer, after Cat's own.
+    assert blank.wildcards is True
+    assert blank.feedback == [
+        {"answer": "Cat", "feedback": "What is it with Moodlers and cats?"},
+        {"answer": "*", "feedback": "Completely wrong"},
+    ]
     assert seen(absolute.stem) == '42 is the Absolute Answer to everything. _____ ";'
     questions = list(everything.filter(kind__in=["single", "multiple"]))
     assert all(question.status == Status.REVIEW for question in everything)
@@ -201,10 +206,12 @@ def test_gift_numbers_ranges_tolerances_and_wrong_answers(capsys, exam, tmp_path
         "::bad:: Which?{#one}\n",
     )
     lines, result = run(capsys, path, "--exam", exam.slug, "--skip-invalid")
-    assert [(item["where"].rsplit(":", 1)[-1], item["type"]) for item in result["skipped"]] == [
-        ("5", "numerical with several right answers")
-    ]
+    assert result["skipped"] == []
     assert [e["message"] for e in result["errors"]] == ["'one' is not a number (or its tolerance)"]
+    two = Question.objects.get(uid__startswith="two-").parts.get()
+    assert (two.number, two.tolerance, two.more_numbers) == (
+        1, 0, [{"number": "2", "tolerance": "0"}]
+    )  # fmt: skip
     range_blank = Question.objects.get(uid__startswith="range-").parts.get()
     assert (range_blank.number, range_blank.tolerance) == (3, 2)
     pi = Question.objects.get(uid__startswith="pi-")
@@ -267,7 +274,9 @@ def test_gift_short_answer_wildcards_and_script(capsys, exam, tmp_path):
         "::pick:: [html]Pick {~<i>one</i> =two<script>x</script>} here.\n",
     )
     _, result = run(capsys, path, "--exam", exam.slug)
-    assert [item["type"] for item in result["skipped"]] == ["short answer with a wildcard"]
+    assert result["skipped"] == []
+    star = Question.objects.get(uid__startswith="star-").parts.get()
+    assert (star.accepted_texts, star.wildcards) == (["ip*"], True)
     cli = Question.objects.get(uid__startswith="cli-")
     blank = cli.parts.get()
     assert "script" not in cli.stem
@@ -541,7 +550,11 @@ def test_several_right_numbers_whose_ranges_join_are_one_range(capsys, exam, tmp
         "::apart:: Either?{#=1:0.25 =2:0.25}\n",
     )
     lines, result = run(capsys, path, "--exam", exam.slug)
-    assert [item["type"] for item in result["skipped"]] == ["numerical with several right answers"]
+    assert result["skipped"] == []
+    apart = Question.objects.get(uid__startswith="apart-").parts.get()
+    assert (apart.number, apart.tolerance, apart.more_numbers) == (
+        1, Decimal("0.25"), [{"number": "2", "tolerance": "0.25"}]
+    )  # fmt: skip
     nested = Question.objects.get(uid__startswith="nested-").parts.get()
     assert (nested.number, nested.tolerance, nested.why) == (
         Decimal("3.14"), Decimal("0.01"), "Close enough."

@@ -491,10 +491,10 @@ def test_a_backslashed_star_in_a_short_answer_is_a_star_and_a_bare_one_a_wildcar
         question("shortanswer", "Wild", '<answer fraction="100"><text>ip*</text></answer>'),
     )
     _, result = run(capsys, write(tmp_path, "stars.xml", text), "--exam", exam.slug)
-    assert [(item["type"], item["reason"]) for item in result["skipped"]] == [
-        ("short answer with a wildcard", "'ip*': * stands for any text in Moodle; an accepted "
-         "answer is exact"),
-    ]  # fmt: skip
-    blank = Question.objects.get(topic__exam=exam).parts.get()
-    assert blank.accepted_texts == ["C*"]
+    assert result["skipped"] == []
+    star, wild = Question.objects.filter(topic__exam=exam).order_by("position")
+    blank = star.parts.get()
+    assert (blank.accepted_texts, blank.wildcards) == (["C*"], False)
     assert blank.feedback == [{"answer": "C**", "feedback": "One star."}]
+    blank = wild.parts.get()
+    assert (blank.accepted_texts, blank.wildcards) == (["ip*"], True)

@@ -132,7 +132,8 @@ def _wrong_value(key: AnswerKey, part: KeyPart, given: list[str]) -> str | None:
         if part.feedback:
             return part.feedback[0][0]
         if part.number is not None:
-            return _plain(part.number + (2 * part.tolerance or Decimal(1)))
+            # Past the highest right range, so that no other right number takes it.
+            return _plain(max(n + t for n, t in part.ranges) + (part.tolerance or Decimal(1)))
         return "not sure"
     return None
 

@@ -29,10 +29,18 @@ from questions.bank.item_fields import (
     is_number,
     is_typed_gap,
     item_facts,
+    more_number_pairs,
 )
 from questions.bank.schema_pass import Check, compile_passes, ecma_search
 from questions.exams import section_problems
-from questions.grading import CHOICE_KINDS, KeyPart, parse_number, text_matches
+from questions.grading import (
+    CHOICE_KINDS,
+    NUMBER_DECIMALS,
+    NUMBER_DIGITS,
+    KeyPart,
+    parse_number,
+    text_matches,
+)
 from questions.item_rules import item_problems
 from questions.media.images import document_images
 from questions.models import Kind, Question, Scoring, weight_total_problem
@@ -428,38 +436,37 @@ def _field_of(kind: str, sentence: str) -> str:
     return KIND_FIELDS[kind][-1]
 
 
-# A fill-in number is stored with 8 decimals, 24 digits in all.
-NUMBER_DECIMALS = 8
-NUMBER_DIGITS = 16
-
-
 def _blank_problems(blank: dict[str, Any], base: str) -> list[Problem]:
     """What a blank's fields say against each other, beyond the rules of every fill-in."""
     problems: list[Problem] = []
     numeric = is_number(blank.get("number"))
-    for name in ("number", "tolerance"):
-        value = decimal(blank.get(name))
+    numbers = [(f"{base}.{name}", blank.get(name)) for name in ("number", "tolerance")]
+    for r, item in enumerate(elements(blank, "more_numbers")):
+        numbers += [(f"{base}.more_numbers[{r}].{n}", item.get(n)) for n in ("number", "tolerance")]
+    for where, given in numbers:
+        value = decimal(given)
         if value is None:
             continue
         if abs(value) >= Decimal(10) ** NUMBER_DIGITS:
-            problems.append(
-                Problem(f"{base}.{name}", f"use at most {NUMBER_DIGITS} digits before the point")
-            )
+            problems.append(Problem(where, f"use at most {NUMBER_DIGITS} digits before the point"))
         elif value != value.quantize(Decimal(10) ** -NUMBER_DECIMALS):
-            problems.append(
-                Problem(f"{base}.{name}", f"use at most {NUMBER_DECIMALS} decimal places")
-            )
-    wrong_side = ("match_case", "ignore_spaces") if numeric else ("tolerance", "units")
-    for name in wrong_side:
+            problems.append(Problem(where, f"use at most {NUMBER_DECIMALS} decimal places"))
+    wrong_side = {
+        True: {
+            "match_case": "case and spaces rules are for accepted texts",
+            "ignore_spaces": "case and spaces rules are for accepted texts",
+            "wildcards": "wildcards are for accepted texts",
+        },
+        False: {
+            "tolerance": "a tolerance and units are for a number",
+            "units": "a tolerance and units are for a number",
+            "more_numbers": "other right numbers go with a number",
+        },
+    }[numeric]
+    takes = "this blank takes a number" if numeric else "this blank takes texts"
+    for name, rule in wrong_side.items():
         if name in blank:
-            problems.append(
-                Problem(
-                    f"{base}.{name}",
-                    "case and spaces rules are for accepted texts: this blank takes a number"
-                    if numeric
-                    else "a tolerance and units are for a number: this blank takes texts",
-                )
-            )
+            problems.append(Problem(f"{base}.{name}", f"{rule}: {takes}"))
     units = [unit for unit in blank.get("units", []) if isinstance(unit, str)]
     if len(", ".join(units)) > 200:
         problems.append(Problem(f"{base}.units", "the units take at most 200 characters together"))
@@ -468,8 +475,10 @@ def _blank_problems(blank: dict[str, Any], base: str) -> list[Problem]:
         accepted=tuple(blank.get("accepted", [])) if not numeric else (),
         match_case=blank.get("match_case") is True,
         ignore_spaces=blank.get("ignore_spaces") is True,
+        wildcards=blank.get("wildcards") is True,
         number=decimal(blank.get("number")),
         tolerance=decimal(blank.get("tolerance", 0)) or Decimal(0),
+        more_numbers=more_number_pairs(blank),
         units=tuple(units),
     )
     for f, item in enumerate(elements(blank, "feedback")):
@@ -487,7 +496,7 @@ def _blank_problems(blank: dict[str, Any], base: str) -> list[Problem]:
                         "no answer would get this feedback",
                     )
                 )
-            elif part.number is not None and abs(value - part.number) <= part.tolerance:
+            elif part.number is not None and part.is_right_number(value):
                 problems.append(
                     Problem(where, f"{answer!r} is right: feedback here is for wrong answers")
                 )

@@ -94,12 +94,20 @@ def _blank(blank: ForeignBlank) -> dict[str, Any]:
         element["number"] = json_number(blank.number)
         if blank.tolerance:
             element["tolerance"] = json_number(blank.tolerance)
+        if blank.more_numbers:
+            element["more_numbers"] = [
+                {"number": json_number(number)}
+                | ({"tolerance": json_number(tolerance)} if tolerance else {})
+                for number, tolerance in blank.more_numbers
+            ]
         if blank.units:
             element["units"] = list(blank.units)
     else:
         element["accepted"] = list(blank.accepted)
         if blank.match_case:
             element["match_case"] = True
+        if blank.wildcards:
+            element["wildcards"] = True
     if blank.wrong_answers:
         element["feedback"] = [
             {"answer": answer, "feedback": feedback} for answer, feedback in blank.wrong_answers

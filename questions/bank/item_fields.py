@@ -130,7 +130,24 @@ def _blank_facts(blank: Element) -> PartFacts:
         if isinstance(accepted, list)
         else (),
         number=decimal(blank.get("number")),
+        wildcards=blank.get("wildcards") is True,
+        more_numbers=len(elements(blank, "more_numbers")),
     )
+
+
+def more_number_pairs(blank: Element) -> tuple[tuple[Decimal, Decimal], ...]:
+    """A blank's other right numbers as (number, tolerance) pairs (what is not a number left
+    out: the schema says)."""
+    pairs = []
+    for item in elements(blank, "more_numbers"):
+        number, tolerance = decimal(item.get("number")), decimal(item.get("tolerance", 0))
+        if number is not None and tolerance is not None:
+            pairs.append((number, tolerance))
+    return tuple(pairs)
+
+
+def _plain(value: Decimal) -> str:
+    return format(value.normalize(), "f")
 
 
 def is_typed_gap(gap: Element) -> bool:
@@ -206,6 +223,10 @@ def _blank(blank: Element) -> PartValues:
             prompt=blank["label"],
             number=number,
             tolerance=decimal(blank.get("tolerance", 0)) or Decimal(0),
+            more_numbers=[
+                {"number": _plain(number), "tolerance": _plain(tolerance)}
+                for number, tolerance in more_number_pairs(blank)
+            ],
             units=", ".join(blank.get("units", [])),
             feedback=feedback,
         )
@@ -215,6 +236,7 @@ def _blank(blank: Element) -> PartValues:
         accepted="\n".join(blank["accepted"]),
         match_case=blank.get("match_case", False),
         ignore_spaces=blank.get("ignore_spaces", False),
+        wildcards=blank.get("wildcards", False),
         feedback=feedback,
     )
 
@@ -269,7 +291,14 @@ def preview_lines(question: Element) -> list[tuple[str, bool, str]]:
 
 def _accepted(blank: Element) -> str:
     if "number" in blank:
-        tolerance = f" ± {blank['tolerance']}" if blank.get("tolerance") else ""
+        ranges = [blank, *blank.get("more_numbers", [])]
         units = f" {blank['units'][0]}" if blank.get("units") else ""
-        return f"{blank['number']}{tolerance}{units}"
-    return " / ".join(blank["accepted"])
+        return (
+            " or ".join(
+                f"{item['number']}" + (f" ± {item['tolerance']}" if item.get("tolerance") else "")
+                for item in ranges
+            )
+            + units
+        )
+    wildcards = " (* stands for any characters)" if blank.get("wildcards") else ""
+    return " / ".join(blank["accepted"]) + wildcards

@@ -28,8 +28,10 @@ PART_FIELDS = (
     "accepted",
     "match_case",
     "ignore_spaces",
+    "wildcards",
     "number",
     "tolerance",
+    "more_numbers",
     "units",
     "feedback",
     *RATIONALE_FIELDS,
@@ -58,8 +60,11 @@ class PartValues:
     accepted: str = ""  # one accepted text a line
     match_case: bool = False
     ignore_spaces: bool = False
+    wildcards: bool = False
     number: Decimal | None = None
     tolerance: Decimal = Decimal(0)
+    # Other right numbers: [{"number": "7", "tolerance": "0.1"}], decimals as strings.
+    more_numbers: list[dict[str, str]] = field(default_factory=list)
     units: str = ""  # comma-separated
     feedback: tuple[tuple[str, str], ...] = ()  # (answer, feedback) pairs
 
@@ -72,8 +77,10 @@ class PartValues:
             self.accepted,
             self.match_case,
             self.ignore_spaces,
+            self.wildcards,
             self.number,
             self.tolerance,
+            self.more_numbers,
             self.units,
             [{"answer": answer, "feedback": text} for answer, text in self.feedback],
             *(self.rationale.get(name, "") for name in RATIONALE_FIELDS),

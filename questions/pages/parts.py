@@ -22,6 +22,7 @@ from questions.grading import (
     Grade,
     KeyPart,
     PartResult,
+    has_wildcard,
 )
 from questions.item_rules import GAP_MARKER
 from questions.markup import quick_snippet, render_markdown, render_markdown_inline
@@ -161,8 +162,10 @@ def part_views(
                     accepted=tuple(part.accepted_texts),
                     match_case=part.match_case,
                     ignore_spaces=part.ignore_spaces,
+                    wildcards=part.wildcards,
                     number=part.number,
                     tolerance=part.tolerance or Decimal(0),
+                    more_numbers=part.more_ranges if part.number is not None else (),
                     units=tuple(part.unit_list),
                     feedback=tuple(
                         (str(item["answer"]), str(item["feedback"]))
@@ -180,14 +183,24 @@ def part_views(
 
 def _expected_fill_in(part: Part) -> SafeString:
     if part.number is not None:
-        number = _plain(part.number)
-        text = number if not part.tolerance else f"{number} ± {_plain(part.tolerance)}"
+        ranges = ((part.number, part.tolerance or Decimal(0)), *part.more_ranges)
+        if len(ranges) == 1:
+            number = _plain(part.number)
+            text = number if not part.tolerance else f"{number} ± {_plain(part.tolerance)}"
+        else:
+            # Several ranges read "3 (± 0.1) or 7 (± 0.1)".
+            text = " or ".join(
+                _plain(number) + (f" (± {_plain(tolerance)})" if tolerance else "")
+                for number, tolerance in ranges
+            )
         units = part.unit_list
         return format_html("{}{}", text, f" {units[0]}" if units else "")
     accepted = part.accepted_texts
     if not accepted:
         return mark_safe("")
     others = f" (also accepted: {', '.join(accepted[1:])})" if len(accepted) > 1 else ""
+    if part.wildcards and any(has_wildcard(text) for text in accepted):
+        others += " (* stands for any characters)"
     return format_html("{}{}", accepted[0], others)
 
 

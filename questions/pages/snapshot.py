@@ -60,7 +60,7 @@ POLL_OVERLAP = timedelta(seconds=5)
 CHANGE_RETENTION = timedelta(days=1)
 # Bump when QuestionPage changes shape or module: a pickle names its class's module, and a
 # process would fail to read one kept by the code before it (a shared Redis keeps them).
-CACHE_PREFIX = "question-page:v6:"
+CACHE_PREFIX = "question-page:v7:"
 # A question page as a visitor first sees it (the form), rendered once: a visitor's GET is
 # served from this alone, without the snapshot. Dropped with the snapshot (forget_questions,
 # the poll); bump when the question template changes.

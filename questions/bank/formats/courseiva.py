@@ -349,6 +349,12 @@ def _export_blank(part: Part) -> Document:
         values["number"] = _number(part.number)
         if part.tolerance:
             values["tolerance"] = _number(part.tolerance)
+        if part.more_ranges:
+            values["more_numbers"] = [
+                {"number": _number(number)}
+                | ({"tolerance": _number(tolerance)} if tolerance else {})
+                for number, tolerance in part.more_ranges
+            ]
         if part.unit_list:
             values["units"] = part.unit_list
     else:
@@ -357,6 +363,8 @@ def _export_blank(part: Part) -> Document:
             values["match_case"] = True
         if part.ignore_spaces:
             values["ignore_spaces"] = True
+        if part.wildcards:
+            values["wildcards"] = True
     if part.feedback:
         values["feedback"] = [
             {"answer": item["answer"], "feedback": item["feedback"]} for item in part.feedback

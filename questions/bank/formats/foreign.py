@@ -70,13 +70,17 @@ class ForeignStatement:
 @dataclass(frozen=True)
 class ForeignBlank:
     """A fill-in blank: accepted texts, or a number with its tolerance and units. The wrong
-    answers' feedback is plain text, (answer, feedback) pairs; `feedback` is the rationale."""
+    answers' feedback is plain text, (answer, feedback) pairs; `feedback` is the rationale.
+    With `wildcards`, "*" in an accepted text (or a wrong answer) is any run of characters
+    and "\\*" a star; `more_numbers` are other right numbers, (number, tolerance) each."""
 
     label: str
     accepted: tuple[str, ...] = ()
     match_case: bool = False
+    wildcards: bool = False
     number: Decimal | None = None
     tolerance: Decimal = Decimal(0)
+    more_numbers: tuple[tuple[Decimal, Decimal], ...] = ()
     units: tuple[str, ...] = ()
     wrong_answers: tuple[tuple[str, str], ...] = ()
     feedback: str = ""

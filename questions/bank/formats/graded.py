@@ -1,11 +1,11 @@
 """A typed answer's graded alternatives (Moodle's short answer and numerical, GIFT's, a cloze
 part's) as one fill-in blank: the fully right ones are what it accepts, the wrong ones with
-feedback its feedback on common wrong answers. What a blank cannot hold (partial credit for
-an answer, a wildcard, feedback for "any other answer") goes into the question's notes, and
-what would change the marking (several fully right numbers with gaps between their ranges,
-a wildcard in a right answer) refuses the question with a reason rather than guessing."""
+feedback its feedback on common wrong answers. Moodle's `*` in a short answer (any run of
+characters; `\\*` is a star) becomes the blank's wildcards, and several fully right numbers
+its number and other right numbers. What a blank cannot hold (partial credit for an
+answer, feedback for "any other number") goes into the question's notes: a partly right
+answer is wrong here, as a blank is right or wrong."""
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -17,11 +17,10 @@ from questions.bank.formats.foreign import (
     one_line,
     parse_number,
 )
+from questions.grading import MAX_MORE_NUMBERS, KeyPart, has_wildcard, text_matches
 
 # Moodle's "any other answer" in a short answer or numerical question.
 ANY_ANSWER = "*"
-# Moodle's wildcard in a short answer: a star, unless a backslash makes it a star.
-_WILDCARD = re.compile(r"(?<!\\)\*")
 
 
 def _star(text: str) -> str:
@@ -49,6 +48,9 @@ class Refused:
 def text_blank(
     answers: Sequence[GradedAnswer], label: str, notes: list[str], *, match_case: bool = False
 ) -> ForeignBlank | Refused:
+    """The right answers accepted, the wrong ones with feedback carried. When any of them has
+    Moodle's wildcard the blank has wildcards and keeps the texts as written (`\\*` a star);
+    otherwise `\\*` is written as the star it is."""
     accepted: list[str] = []
     rationale = ""
     wrong: list[tuple[str, str]] = []
@@ -57,32 +59,36 @@ def text_blank(
         if not text:
             return Refused("short answer", "an answer is empty or over 200 characters", True)
         if answer.grade >= 100:
-            if _WILDCARD.search(text):
-                return Refused(
-                    "short answer with a wildcard",
-                    f"{text!r}: * stands for any text in Moodle; an accepted answer is exact",
-                )
-            accepted.append(_star(text))
+            accepted.append(text)
             rationale = rationale or answer.feedback
-        elif answer.grade > 0:
-            notes.append(
-                f"partial credit ({answer.grade:g}%) for {text!r} is not carried: it is not "
-                "accepted"
-            )
-        elif answer.feedback_plain:
-            if _WILDCARD.search(text):
+        else:
+            if answer.grade > 0:
                 notes.append(
-                    f"the feedback for answers like {text!r} is not carried: feedback is "
-                    "given to named wrong answers"
+                    f"partial credit ({answer.grade:g}%) for {text!r} is not carried: it is "
+                    "not accepted"
                 )
-            else:
-                wrong.append((_star(text), answer.feedback_plain))
+            if answer.feedback_plain:
+                # A partly right answer is wrong here, and still hears its feedback.
+                wrong.append((text, answer.feedback_plain))
     if not accepted:
         return Refused("short answer", "no right answer (none is marked 100%)", True)
+    wildcards = any(has_wildcard(text) for text in [*accepted, *(w for w, _ in wrong)])
+    if not wildcards:
+        accepted = [_star(text) for text in accepted]
+        wrong = [(_star(text), feedback) for text, feedback in wrong]
+    # Moodle takes the first answer that matches: one after a right answer that takes it
+    # would never be given.
+    key = KeyPart("", accepted=tuple(accepted), match_case=match_case, wildcards=wildcards)
+    wrong = [
+        (text, feedback)
+        for text, feedback in wrong
+        if not any(text_matches(key, text, right) for right in accepted)
+    ]
     return ForeignBlank(
         label,
         accepted=tuple(accepted),
         match_case=match_case,
+        wildcards=wildcards,
         wrong_answers=tuple(wrong),
         feedback=rationale,
     )
@@ -128,19 +134,21 @@ def number_blank(
     if not right:
         return Refused("numerical", "no right answer (no number is marked 100%)", True)
     if len(right) > 1:
+        # Ranges that join are one range; otherwise the first is the blank's number and the
+        # others its other right numbers.
         one = _one_range(right, notes)
-        if one is None:
-            return Refused(
-                "numerical with several right answers",
-                "several numbers are fully right, with gaps between their ranges: a blank "
-                "takes one number and its tolerance",
-            )
-        right = [one]
+        right = [one] if one is not None else right
+    if len(right) > 1 + MAX_MORE_NUMBERS:
+        return Refused(
+            "numerical with several right answers",
+            f"{len(right)} numbers are fully right: a blank takes at most {1 + MAX_MORE_NUMBERS}",
+        )
     number, tolerance, rationale = right[0]
     return ForeignBlank(
         label,
         number=number,
         tolerance=tolerance,
+        more_numbers=tuple((n, t) for n, t, _ in right[1:]),
         units=tuple(units),
         wrong_answers=tuple(wrong),
         feedback=rationale,

@@ -271,12 +271,16 @@ def _short_answer(element: Element, blank: dict[str, Any]) -> None:
     SubElement(element, "usecase").text = "1" if blank.get("match_case") else "0"
     for accepted in blank["accepted"]:
         answer = _text_element(
-            element, "answer", _no_wildcard(accepted), "moodle_auto_format", fraction="100"
+            element, "answer", _moodle_text(accepted, blank), "moodle_auto_format", fraction="100"
         )
         _feedback(answer, blank)
     for wrong in blank.get("feedback", []):
         answer = _text_element(
-            element, "answer", _no_wildcard(wrong["answer"]), "moodle_auto_format", fraction="0"
+            element,
+            "answer",
+            _moodle_text(wrong["answer"], blank),
+            "moodle_auto_format",
+            fraction="0",
         )
         _text_element(answer, "feedback", f"<p>{html.escape(wrong['feedback'])}</p>")
 
@@ -284,11 +288,13 @@ def _short_answer(element: Element, blank: dict[str, Any]) -> None:
 def _numerical(element: Element, blank: dict[str, Any]) -> None:
     element.set("type", "numerical")
     units = blank.get("units", [])
-    answer = _text_element(
-        element, "answer", _number(blank["number"]), "moodle_auto_format", fraction="100"
-    )
-    _feedback(answer, blank)
-    SubElement(answer, "tolerance").text = _number(blank.get("tolerance", 0))
+    # Each right number is an answer of 100%: Moodle takes an answer within any of them.
+    for right in _ranges(blank):
+        answer = _text_element(
+            element, "answer", _number(right["number"]), "moodle_auto_format", fraction="100"
+        )
+        _feedback(answer, blank)
+        SubElement(answer, "tolerance").text = _number(right.get("tolerance", 0))
     for wrong in blank.get("feedback", []):
         value = parse_number(wrong["answer"], units)
         if value is None:
@@ -328,23 +334,25 @@ def _typed_field(blank: dict[str, Any]) -> str:
         for wrong in blank.get("feedback", [])
     ]
     if "number" in blank:
-        tolerance = _number(blank.get("tolerance", 0))
-        answers = [f"={_number(blank['number'])}:{tolerance}#{why}"]
+        answers = [
+            f"={_number(right['number'])}:{_number(right.get('tolerance', 0))}#{why}"
+            for right in _ranges(blank)
+        ]
         for given, feedback in wrongs:
             value = parse_number(given, blank.get("units", []))
             if value is not None:
                 answers.append(f"%0%{_number(value)}:0#{feedback}")
         return f"{{1:NUMERICAL:{'~'.join(answers)}}}"
     kind = "SHORTANSWER_C" if blank.get("match_case") else "SHORTANSWER"
-    answers = [f"={_cloze_answer(accepted)}#{why}" for accepted in blank["accepted"]]
-    answers += [f"%0%{_cloze_answer(given)}#{feedback}" for given, feedback in wrongs]
+    answers = [f"={_cloze_answer(accepted, blank)}#{why}" for accepted in blank["accepted"]]
+    answers += [f"%0%{_cloze_answer(given, blank)}#{feedback}" for given, feedback in wrongs]
     return f"{{1:{kind}:{'~'.join(answers)}}}"
 
 
 def _choice_field(gap: dict[str, Any]) -> str:
     """A drop-down as an embedded MULTICHOICE, each choice's rationale its feedback."""
     answers = [
-        f"{'=' if choice['correct'] else ''}{_cloze_answer(_plain(choice['text']))}"
+        f"{'=' if choice['correct'] else ''}{_cloze_answer(_plain(choice['text']), {})}"
         f"#{_cloze_escape(html.escape(_plain(_rationale_markdown(choice))))}"
         for choice in gap["choices"]
     ]
@@ -461,9 +469,15 @@ def _plain(markdown: str) -> str:
     return " ".join(html.unescape(text).split())
 
 
-def _no_wildcard(text: str) -> str:
-    """A star in a short answer is Moodle's wildcard; ours is a star."""
-    return text.replace("*", "\\*")
+def _ranges(blank: dict[str, Any]) -> list[dict[str, Any]]:
+    """A number blank's right numbers, each with its tolerance: its own, then the others."""
+    return [blank, *blank.get("more_numbers", [])]
+
+
+def _moodle_text(text: str, blank: dict[str, Any]) -> str:
+    """A short answer as Moodle reads it, where a star is a wildcard: a blank with wildcards
+    writes them as Moodle does; in another, a star is a star."""
+    return text if blank.get("wildcards") else text.replace("*", "\\*")
 
 
 def _cloze_escape(text: str) -> str:
@@ -471,8 +485,8 @@ def _cloze_escape(text: str) -> str:
     return re.sub(r'([}#~/"\\])', r"\\\1", text)
 
 
-def _cloze_answer(text: str) -> str:
-    return _no_wildcard(_cloze_escape(html.escape(text)))
+def _cloze_answer(text: str, blank: dict[str, Any]) -> str:
+    return _moodle_text(_cloze_escape(html.escape(text)), blank)
 
 
 def _number(value: Any) -> str:

@@ -29,6 +29,7 @@ from itertools import pairwise
 from typing import Protocol
 from xml.etree.ElementTree import Element
 
+from questions.bank.formats import qti_typed
 from questions.bank.formats.foreign import (
     ForeignBlank,
     ForeignGap,
@@ -634,20 +635,28 @@ def _entry_blank(
         if 0 < value < best and key not in correct:
             notes.append(f"{name}: partial credit for {key!r} is not carried: it is not accepted")
     if numeric:
-        numbers = {parse_number(value) for value in correct + [k for k, _ in mapped]}
-        right = numbers.pop() if len(numbers) == 1 else None
-        if right is None:
-            raise _Refusal(f"{name} needs one right number")
+        # Several right numbers: the first the blank's, the others (exact, as a mapping
+        # compares) its other right numbers, unless the processing gives their tolerances.
+        numbers = list(dict.fromkeys(parse_number(v) for v in correct + [k for k, _ in mapped]))
+        if not numbers or None in numbers:
+            raise _Refusal(f"{name} needs a right number")
+        right, others = numbers[0], [(n, Decimal(0)) for n in numbers[1:] if n is not None]
         tolerance = abs(parse_number(_tolerance(root) or "0") or Decimal(0))
         if tolerance:
             notes.append(
                 f"{name}: the tolerance {number_text(tolerance)} is read from its response "
                 "processing"
             )
-        return ForeignBlank(label, number=right, tolerance=tolerance)
-    texts = correct + [key for key, _ in mapped]
+        more = tuple(qti_typed.more_ranges(root, attribute(interaction, "responseIdentifier")))
+        more = more or tuple(others)
+        return ForeignBlank(label, number=right, tolerance=tolerance, more_numbers=more)
+    patterns = qti_typed.patterns_of(root, attribute(interaction, "responseIdentifier"))
+    texts = correct + [key for key, _ in mapped] + [pattern.text for pattern in patterns]
     accepted = list(dict.fromkeys(one_line(value) for value in texts))
     if not accepted or "" in accepted:
         raise _Refusal(f"{name} has no right answer of one line")
-    match_case = all(sensitive for _, sensitive in mapped) if mapped else True
-    return ForeignBlank(label, accepted=tuple(accepted), match_case=match_case)
+    cases = [sensitive for _, sensitive in mapped] + [p.match_case for p in patterns]
+    match_case = all(cases) if cases else True
+    return ForeignBlank(
+        label, accepted=tuple(accepted), match_case=match_case, wildcards=bool(patterns)
+    )

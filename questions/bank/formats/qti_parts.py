@@ -8,8 +8,9 @@ per part the condition that it is right, from which `qti_export` makes the item'
   answer's `match-max` the number of prompts when answers may be reused (else 1);
 - a yes/no series: a tabular `qti-match-interaction` of the statements and "Yes", "No";
 - a fill-in: a `qti-text-entry-interaction` per blank after its label, the accepted texts a
-  mapping (with their case rule), a number compared within its tolerance (`qti-equal`), a
-  common wrong answer's feedback shown when it is given;
+  mapping (with their case rule), those with wildcards a `qti-pattern-match`, a number
+  compared within its tolerance (`qti-equal`; several right numbers one `qti-equal` each in
+  a `qti-or`), a common wrong answer's feedback shown when it is given;
 - drop-downs: the exhibit with a `qti-inline-choice-interaction` at each [[n]], or for a
   gap typed in a `qti-text-entry-interaction` whose response is a blank's.
 """
@@ -21,6 +22,7 @@ from decimal import Decimal
 from typing import Any
 from xml.etree.ElementTree import Element, SubElement
 
+from questions.bank.formats.qti_typed import exact_texts, wildcard_pattern
 from questions.bank.formats.qti_xml import (
     append_html,
     base_value,
@@ -28,7 +30,7 @@ from questions.bank.formats.qti_xml import (
     rationale_in_choice,
     variable,
 )
-from questions.grading import parse_number
+from questions.grading import has_wildcard, parse_number
 from questions.item_rules import GAP_MARKER
 from questions.markup import render_markdown, render_markdown_inline
 
@@ -214,26 +216,51 @@ def _typed(parts: Parts, response: str, blank: dict[str, Any]) -> list[Element]:
         parts.declarations.append(
             _declaration(response, "single", "float", [_number(blank["number"])])
         )
-        parts.right.append(_within(response, blank.get("tolerance", 0)))
+        more = bool(blank.get("more_numbers"))
+        right = _within(response, blank.get("tolerance", 0), absolute=more)
+        if more:
+            # Any of the right numbers, each within its own tolerance.
+            either = Element("qti-or")
+            either.append(right)
+            for other in blank["more_numbers"]:
+                either.append(_near(response, other["number"], other.get("tolerance", 0)))
+            right = either
+        parts.right.append(right)
     else:
+        wild = blank.get("wildcards") is True
+        exact = exact_texts(blank["accepted"]) if wild else blank["accepted"]
         declaration = _declaration(response, "single", "string", blank["accepted"][:1])
-        mapping = SubElement(
-            declaration,
-            "qti-mapping",
-            {"default-value": "0", "lower-bound": "0", "upper-bound": "1"},
-        )
         case = "true" if blank.get("match_case") else "false"
-        for accepted in blank["accepted"]:
-            SubElement(
-                mapping,
-                "qti-map-entry",
-                {"map-key": accepted, "mapped-value": "1", "case-sensitive": case},
+        conditions = []
+        if exact:
+            mapping = SubElement(
+                declaration,
+                "qti-mapping",
+                {"default-value": "0", "lower-bound": "0", "upper-bound": "1"},
             )
+            for accepted in exact:
+                SubElement(
+                    mapping,
+                    "qti-map-entry",
+                    {"map-key": accepted, "mapped-value": "1", "case-sensitive": case},
+                )
+            greater = Element("qti-gt")
+            SubElement(greater, "qti-map-response", {"identifier": response})
+            base_value(greater, "float", "0")
+            conditions.append(greater)
         parts.declarations.append(declaration)
-        greater = Element("qti-gt")
-        SubElement(greater, "qti-map-response", {"identifier": response})
-        base_value(greater, "float", "0")
-        parts.right.append(greater)
+        if wild:
+            conditions += [
+                pattern
+                for text in blank["accepted"]
+                if (pattern := _pattern(response, blank, text)) is not None
+            ]
+        if len(conditions) == 1:
+            parts.right.append(conditions[0])
+        else:
+            either = Element("qti-or")
+            either.extend(conditions)
+            parts.right.append(either)
     blocks = []
     for k, wrong in enumerate(blank.get("feedback", []), 1):
         condition = _given(response, blank, wrong["answer"])
@@ -245,9 +272,11 @@ def _typed(parts: Parts, response: str, blank: dict[str, Any]) -> list[Element]:
     return blocks
 
 
-def _within(response: str, tolerance: Any) -> Element:
-    """The number given is the right one within the tolerance, both ends included."""
-    if Decimal(str(tolerance)):
+def _within(response: str, tolerance: Any, *, absolute: bool = False) -> Element:
+    """The number given is the right one within the tolerance, both ends included. Beside
+    other right numbers even a tolerance of 0 is written out: a reader taking the first
+    tolerance it finds takes this one's."""
+    if Decimal(str(tolerance)) or absolute:
         both = _number(tolerance)
         attributes = {"tolerance-mode": "absolute", "tolerance": f"{both} {both}"}
     else:
@@ -256,6 +285,34 @@ def _within(response: str, tolerance: Any) -> Element:
     variable(equal, response)
     SubElement(equal, "qti-correct", {"identifier": response})
     return equal
+
+
+def _near(response: str, number: Any, tolerance: Any) -> Element:
+    """The number given is `number` within `tolerance`, both ends included."""
+    if Decimal(str(tolerance)):
+        both = _number(tolerance)
+        attributes = {"tolerance-mode": "absolute", "tolerance": f"{both} {both}"}
+    else:
+        attributes = {"tolerance-mode": "exact"}
+    equal = Element("qti-equal", attributes)
+    variable(equal, response)
+    base_value(equal, "float", _number(number))
+    return equal
+
+
+def _pattern(response: str, blank: dict[str, Any], text: str) -> Element | None:
+    """A wildcard text as the pattern the response must match (None for a text without a
+    wildcard, which the mapping holds)."""
+    if not has_wildcard(text):
+        return None
+    pattern = wildcard_pattern(
+        text,
+        match_case=blank.get("match_case") is True,
+        ignore_spaces=blank.get("ignore_spaces") is True,
+    )
+    match = Element("qti-pattern-match", {"pattern": pattern})
+    variable(match, response)
+    return match
 
 
 def _given(response: str, blank: dict[str, Any], answer: str) -> Element | None:
@@ -268,6 +325,8 @@ def _given(response: str, blank: dict[str, Any], answer: str) -> Element | None:
         variable(equal, response)
         base_value(equal, "float", _number(value))
         return equal
+    if blank.get("wildcards") and has_wildcard(answer):
+        return _pattern(response, blank, answer)
     case = "true" if blank.get("match_case") else "false"
     match = Element("qti-string-match", {"case-sensitive": case})
     variable(match, response)
