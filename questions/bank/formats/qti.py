@@ -15,7 +15,8 @@ interaction, or several, is skipped, never half imported. QTI 2.1 and 3.0 differ
 spelling (`choiceInteraction`, `qti-choice-interaction`; `maxChoices`, `max-choices`): names
 are read in 2.1's spelling.
 
-A template (randomised) item is read as one instance of its values (`qti_template`).
+A template (randomised) item is read as one instance of its values (`qti_template`), an
+adaptive one as one attempt (`qti_adaptive`).
 
 A package's tests give the order of its items and their categories (section titles); a
 section may be a file of its own (`assessmentSectionRef`), read where the test refers to it.
@@ -48,7 +49,7 @@ import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
 
 from questions.bank.checks import MAX_NESTING, TOO_DEEP, nests_deeper_than
-from questions.bank.formats import qti_interactions, qti_template
+from questions.bank.formats import qti_adaptive, qti_interactions, qti_template
 from questions.bank.formats.foreign import (
     HTML_ELEMENTS,
     ForeignCaseStudy,
@@ -283,11 +284,13 @@ def _read_item(
     body = next((child for child in root if name_of(child) == "itemBody"), None)
     if body is None:
         return Skipped(number, "no item body", f"{place}: nothing to ask")
+    again = functools.partial(
+        _read_item, path=path, number=number, name=name, category=category, bank=bank, load=load
+    )
+    if qti_adaptive.is_adaptive(root):  # as its one attempt, read again as any other item
+        return qti_adaptive.read(root, place, number, again)
     if qti_template.is_template(root):
         # One instance of its values: the item without template, read as any other.
-        again = functools.partial(
-            _read_item, path=path, number=number, name=name, category=category, bank=bank, load=load
-        )
         return qti_template.read(root, place, number, name or identifier, again)
     # A button that ends the attempt is no answer: the item's interactions are the others.
     interactions = [
