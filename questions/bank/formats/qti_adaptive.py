@@ -43,6 +43,7 @@ _FEEDBACK = frozenset({"feedbackBlock", "feedbackInline"})
 _CHOICES = frozenset(
     {"simpleChoice", "inlineChoice", "simpleAssociableChoice", "gapText", "hottext"}
 )
+_NAMED = 5  # names listed in a reason
 _BRANCHES = frozenset({"responseIf", "responseElseIf", "responseElse"})
 _ASKING = re.compile(r"^\s*(?:show|view|see|get|reveal|display)\s+(?:the\s+|a\s+)?", re.I)
 
@@ -105,6 +106,11 @@ def _variables(expression: Element | None) -> set[str]:
         for node in expression.iter()
         if name_of(node) == "variable"
     }
+
+
+def _named(rule: Element) -> set[str]:
+    """The values a rule names (`baseValue`s): the identifiers of the feedback it shows."""
+    return {(n.text or "").strip() for n in rule.iter() if name_of(n) == "baseValue"}
 
 
 class _Walk:
@@ -196,7 +202,10 @@ class _Analysis:
     requests: dict[str, str]  # request response: its button's title
     flags: set[str]
     sets: list[_Set]
-    tainted: dict[str, set[str]]  # variable: what earlier attempts give that it depends on
+    tainted: set[str]  # the variables that depend on what earlier attempts give
+    score: list[str]  # what earlier attempts give that the score depends on
+    # (outcome, value): the sets that give the outcome that value by name
+    shows: dict[tuple[str, str], list[_Set]]
 
 
 def _analyse(root: Element) -> _Analysis:
@@ -225,20 +234,35 @@ def _analyse(root: Element) -> _Analysis:
         for name in walk.early
         if name in _BUILT_IN or (name in changed_here and name not in flags)
     ]
-    tainted = {name: {name} for name in sources}
-    depends = [
-        (found.target, _variables(found.rule).union(*(_variables(t.test) for t in found.context)))
-        for found in live
-    ]
-    changed = True
-    while changed:
-        changed = False
-        for target, reads in depends:
-            origin = set().union(*(tainted.get(name, set()) for name in reads))
-            if origin - tainted.get(target, set()):
-                tainted.setdefault(target, set()).update(origin)
-                changed = True
-    return _Analysis(requests, flags, walk.sets, tainted)
+    # Who reads whom: an outcome set on a path reads its value's variables and the tests on
+    # the way there.
+    readers: dict[str, set[str]] = {}
+    read_by: dict[str, set[str]] = {}
+    for found in live:
+        reads = _variables(found.rule).union(*(_variables(t.test) for t in found.context))
+        for name in reads:
+            readers.setdefault(name, set()).add(found.target)
+            read_by.setdefault(found.target, set()).add(name)
+    tainted = _reached(sources, readers)
+    behind_score = _reached([SCORE], read_by) if SCORE in tainted else set()
+    causes = sorted(behind_score & set(sources))
+    shows: dict[tuple[str, str], list[_Set]] = {}
+    for found in walk.sets:
+        for value in _named(found.rule):
+            shows.setdefault((found.target, value), []).append(found)
+    return _Analysis(requests, flags, walk.sets, tainted, causes, shows)
+
+
+def _reached(starts: list[str], edges: dict[str, set[str]]) -> set[str]:
+    """The names reached from `starts` along `edges`, `starts` among them."""
+    reached = set(starts)
+    queue = list(starts)
+    while queue:
+        for name in edges.get(queue.pop(), ()):
+            if name not in reached:
+                reached.add(name)
+                queue.append(name)
+    return reached
 
 
 def _refusal(root: Element, analysis: _Analysis) -> str:
@@ -255,12 +279,11 @@ def _refusal(root: Element, analysis: _Analysis) -> str:
             f"holds {value!r}{', which its answers change' if set_by else ''}), which one "
             "question here cannot hold"
         )
-    origin = analysis.tainted.get(SCORE)
-    if origin:
-        causes = [f"{said} ({name})" for name, said in _ATTEMPTS.items() if name in origin]
-        earlier = sorted(origin - set(_ATTEMPTS))
+    if analysis.score:
+        causes = [f"{said} ({name})" for name, said in _ATTEMPTS.items() if name in analysis.score]
+        earlier = [name for name in analysis.score if name not in _ATTEMPTS]
         if earlier:
-            causes.append(f"what earlier answers set ({', '.join(earlier)})")
+            causes.append(f"what earlier answers set ({_listed(earlier)})")
         return (
             f"its score depends on {' and on '.join(causes)}, which one question here, "
             "answered once, cannot hold"
@@ -311,13 +334,11 @@ def one_attempt(root: Element) -> Attempt:
         "one attempt, answered once"
     )
     if shown:
-        attempt.notes.append(
-            f"what it shows on request ({', '.join(dict.fromkeys(shown))}) is in the explanation"
-        )
+        attempt.notes.append(f"what it shows on request ({_listed(shown)}) is in the explanation")
     if left_out:
         attempt.notes.append(
             "feedback it shows only after several attempts or once the hint or solution was "
-            f"seen ({', '.join(dict.fromkeys(left_out))}) is left out"
+            f"seen ({_listed(left_out)}) is left out"
         )
     if any(found.target == SCORE and found.waits in analysis.flags for found in analysis.sets):
         attempt.notes.append(
@@ -325,6 +346,12 @@ def one_attempt(root: Element) -> Attempt:
             "only after answering"
         )
     return attempt
+
+
+def _listed(names: list[str]) -> str:
+    unique = list(dict.fromkeys(names))
+    more = f" and {len(unique) - _NAMED} more" if len(unique) > _NAMED else ""
+    return ", ".join(unique[:_NAMED]) + more
 
 
 def _explanations(root: Element) -> list[Element]:
@@ -349,17 +376,11 @@ def _when_shown(feedback: Element, analysis: _Analysis) -> str:
     or solution do."""
     if attribute(feedback, "showHide", "show").strip() == "hide":
         return "answer"
-    outcome = attribute(feedback, "outcomeIdentifier").strip()
-    value = attribute(feedback, "identifier").strip()
     kinds = set()
-    for found in analysis.sets:
-        if found.target != outcome or value not in _named(found.rule):
-            continue
+    for found in analysis.shows.get(_shown_by(feedback), ()):
         if found.waits in analysis.requests:
             kinds.add("request")
-        elif found.waits or any(
-            _variables(t.test) & analysis.tainted.keys() for t in found.context
-        ):
+        elif found.waits or any(_variables(t.test) & analysis.tainted for t in found.context):
             kinds.add("later")
         else:
             kinds.add("answer")
@@ -368,18 +389,19 @@ def _when_shown(feedback: Element, analysis: _Analysis) -> str:
     return "request" if "request" in kinds else "later"
 
 
-def _named(rule: Element) -> set[str]:
-    return {(n.text or "").strip() for n in rule.iter() if name_of(n) == "baseValue"}
+def _shown_by(feedback: Element) -> tuple[str, str]:
+    """The outcome and the value that show the feedback."""
+    return (
+        attribute(feedback, "outcomeIdentifier").strip(),
+        attribute(feedback, "identifier").strip(),
+    )
 
 
 def _title(feedback: Element, analysis: _Analysis) -> str:
     """The title of the button whose request shows it, without its verb ("Show Hint":
     "Hint")."""
-    outcome = attribute(feedback, "outcomeIdentifier").strip()
-    value = attribute(feedback, "identifier").strip()
-    for found in analysis.sets:
-        asked = found.target == outcome and found.waits in analysis.requests
-        if asked and value in _named(found.rule):
+    for found in analysis.shows.get(_shown_by(feedback), ()):
+        if found.waits in analysis.requests:
             title = _ASKING.sub("", analysis.requests[found.waits]).strip()
             if title:
                 return title[:1].upper() + title[1:]
