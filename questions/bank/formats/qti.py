@@ -15,7 +15,8 @@ are read by qti_interactions, several that no one question holds by qti_case. QT
 3.0 differ mostly in spelling (`choiceInteraction`, `qti-choice-interaction`; `maxChoices`,
 `max-choices`): names are read in 2.1's spelling.
 
-A template (randomised) item is read as one instance of its values (`qti_template`).
+A template (randomised) item is read as one instance of its values (`qti_template`), an
+adaptive one as one attempt (`qti_adaptive`).
 
 A question's place is its number in the package (1 for a single file), and every message
 names the item's file and identifier.
@@ -37,7 +38,7 @@ import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
 
 from questions.bank.checks import TOO_DEEP, nests_deeper_than
-from questions.bank.formats import qti_case, qti_interactions, qti_keys, qti_template
+from questions.bank.formats import qti_adaptive, qti_case, qti_interactions, qti_keys, qti_template
 from questions.bank.formats.foreign import (
     ForeignCaseStudy,
     ForeignOption,
@@ -246,11 +247,13 @@ def _read_item(
     body = next((child for child in root if name_of(child) == "itemBody"), None)
     if body is None:
         return Skipped(number, "no item body", f"{place}: nothing to ask")
+    again = functools.partial(
+        _read_item, path=path, number=number, name=name, category=category, bank=bank, load=load
+    )
+    if qti_adaptive.is_adaptive(root):  # as its one attempt, read again as any other item
+        return qti_adaptive.read(root, place, number, again)
     if qti_template.is_template(root):
         # One instance of its values: the item without template, read as any other.
-        again = functools.partial(
-            _read_item, path=path, number=number, name=name, category=category, bank=bank, load=load
-        )
         return qti_template.read(root, place, number, name or identifier, again)
     # A button that ends the attempt is no answer: the item's interactions are the others.
     interactions = [

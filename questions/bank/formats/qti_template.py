@@ -20,7 +20,8 @@ reader as any other item (`read_instance`):
   tolerance, `equalRounded`'s rounding) and given to its blank (`tolerate`).
 
 Refused, with the reason: an item computed by a computer algebra system (QTIWorks'
-MathAssess), an adaptive item, and anything the evaluator refuses."""
+MathAssess), and anything the evaluator refuses. An adaptive item comes here as its one
+attempt (`qti_adaptive`)."""
 
 import copy
 import math
@@ -138,11 +139,6 @@ def _not_run(root: Element) -> str:
                 "its values are computed by a computer algebra system (MathAssess) which we "
                 "do not run"
             )
-    if attribute(root, "adaptive").strip() == "true":
-        return (
-            "an adaptive item changes between attempts (what it shows and scores depends on "
-            "the attempts before), which no question here does"
-        )
     return ""
 
 
