@@ -346,19 +346,6 @@ def test_a_key_only_in_processing_not_run_is_said_so(capsys, exam, tmp_path):
     assert not Question.objects.exists()
 
 
-def test_an_adaptive_item_is_reported_as_such(capsys, exam, tmp_path):
-    text = keyed_by_processing(UNKEYED, CHOICE, "<qti-is-null/>").replace(
-        'title="Processing"', 'title="Monty Hall" adaptive="true"'
-    )
-    _, result = run(capsys, write(tmp_path, "monty.xml", text), "--exam", exam.slug)
-    [skipped] = result["skipped"]
-    assert skipped["type"] == "adaptive item"
-    assert (
-        'an adaptive item (adaptive="true") changes its question between attempts'
-        in (skipped["reason"])
-    )
-
-
 def test_drop_downs_without_keys_are_counted_in_the_reason(capsys, exam, tmp_path):
     inline = (
         '<p>{n}: <qti-inline-choice-interaction response-identifier="R{n}">'

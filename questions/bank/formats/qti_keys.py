@@ -10,9 +10,8 @@ an ordinary key. A response the processing uses in any other way (a sum of two s
 product, a substring) is left alone: its key is only in processing we do not run, and
 `explain` says so rather than "no right answer".
 
-`explain` also tells an adaptive item (`adaptive="true"`: its question and key change over
-several attempts) and an item whose interactions have no key at all (a layout
-demonstration, a survey) by what they are."""
+`explain` also tells an item whose interactions have no key at all (a layout demonstration,
+a survey) by what it is. Adaptive items are told apart before (`qti_adaptive`)."""
 
 from collections.abc import Callable
 from xml.etree.ElementTree import Element, SubElement
@@ -35,7 +34,7 @@ _KEYED = frozenset(
     }
 )
 # Refusals that come from what the item is, not from its key.
-_ITEM_REASONS = frozenset({"template item", "no item body", "no interaction"})
+_ITEM_REASONS = frozenset({"template item", "adaptive item", "no item body", "no interaction"})
 _COMPARISONS = frozenset({"match", "equal", "stringMatch"})
 _BRANCHES = frozenset({"responseIf", "responseElseIf"})
 
@@ -221,7 +220,7 @@ def item_interactions(root: Element) -> list[Element]:
 
 
 def explain(root: Element, interactions: list[Element], result: Result, place: str) -> Result:
-    """A refusal that comes from an adaptive item or a missing key, said as such."""
+    """A refusal that comes from a missing key, said as such."""
     if isinstance(result, ForeignQuestion) or not interactions:
         return result
     if any(name_of(element) not in _KEYED for element in interactions):
@@ -229,14 +228,6 @@ def explain(root: Element, interactions: list[Element], result: Result, place: s
     if isinstance(result, Skipped) and result.type in _ITEM_REASONS:
         return result  # skipped for what the item is, whatever its key
     line = result.line
-    if attribute(root, "adaptive").strip().lower() == "true":
-        return Skipped(
-            line,
-            "adaptive item",
-            f'{place}: an adaptive item (adaptive="true") changes its question between '
-            "attempts: its response processing sets what is shown and what is right as the "
-            "attempts go, which a question here (answered once) cannot",
-        )
     missing = keyless(root, interactions)
     if not missing:
         return result
