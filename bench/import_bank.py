@@ -392,9 +392,10 @@ def measure_gift(backend: str, questions: int) -> None:
 
 def make_mixed_gift(questions: int) -> str:
     """A GIFT bank of every type GIFT has, in turn: multiple choice, matching (three pairs and
-    a distractor), numerical (a tolerance, a wrong answer with feedback), short answer (two
-    accepted, a wrong one with feedback) and missing word (a drop-down in the sentence), a
-    $CATEGORY per 500 questions."""
+    a distractor), numerical (a tolerance, a wrong answer with feedback; every other one two
+    right numbers whose ranges do not join), short answer (two accepted, a wrong one with
+    feedback; every other one a `*` wildcard) and missing word (a drop-down in the sentence),
+    a $CATEGORY per 500 questions."""
     chunks: list[str] = []
     for n in range(questions):
         if n % 500 == 0:
@@ -411,12 +412,19 @@ def make_mixed_gift(questions: int) -> str:
                 f"{name}Match each service {n} with its port.{{=DNS -> 53 =HTTPS -> 443 "
                 "=SSH -> 22 = -> 80}"
             )
+        elif kind == 2 and n // 5 % 2:
+            chunks.append(
+                f"{name}Name a port {n} that DNS listens on.{{#=53:0 =853:0#Over TLS. "
+                "~%0%80#That is HTTP.}"
+            )
         elif kind == 2:
             chunks.append(
                 f"{name}How many hosts does a /{24 + n % 6} hold?"
                 f"{{#={2 ** (8 - n % 6) - 2}:0#Right. ~%0%{2 ** (8 - n % 6)}#Not the network "
                 "and broadcast addresses.}"
             )
+        elif kind == 3 and n // 5 % 2:
+            chunks.append(f"{name}Which command {n} shows the routing table?{{=show ip rout*}}")
         elif kind == 3:
             chunks.append(
                 f"{name}Which command {n} saves the configuration?{{=copy run start"
