@@ -11,6 +11,7 @@ from decimal import Decimal
 import pytest
 
 from questions.bank.formats import qti
+from questions.bank.formats.qti_printed import significant
 from questions.bank.formats.qti_template import plain
 from questions.markup import render_markdown
 from questions.models import Question
@@ -385,10 +386,29 @@ def test_printed_formats_follow_qti_s_printf_subset(capsys, exam, tmp_path):
         ' [<printedVariable identifier="F" format="%e"/>] [<printedVariable identifier="N" '
         'format="%05d%%"/>] [<printedVariable identifier="N" base="16"/>] '
         '[<printedVariable identifier="L"/>] [<printedVariable identifier="L" delimiter=", "/>]'
+        ' [<printedVariable identifier="N" format="%.2r"/>] [<printedVariable identifier="F" '
+        'format="%.4r"/>] [<printedVariable identifier="F" format="%08.2r"/>]'
         '<textEntryInteraction responseIdentifier="RESPONSE"/></p>',
     )
     question, _ = imported(capsys, exam, tmp_path, text)
     assert seen(question.stem).startswith(
-        "[0.125] [0.125] [1.250000e-01] [00255%] [ff] [3;1] [3, 1]"
+        "[0.125] [0.125] [1.250000e-01] [00255%] [ff] [3;1] [3, 1] [260] [0.1250] [00000.12]"
     )
     assert (plain(0.1 + 0.2), plain(6.0), plain(-2)) == ("0.3", "6", "-2")
+
+
+@pytest.mark.parametrize(
+    ("value", "figures", "shown"),
+    [
+        (123456789.0, 3, "123000000"),
+        (-0.000123456, 3, "-0.000123"),
+        (0.5, 3, "0.500"),
+        (9.996, 3, "10.0"),
+        (0, 2, "0.0"),
+        (1.5e20, 2, "1.5e+20"),
+        (2.5e-9, 1, "3e-09"),
+    ],
+)
+def test_the_r_format_is_significant_figures(value, figures, shown):
+    # STOMP's items print "%.3r" where their text asks for three significant figures.
+    assert significant(value, figures) == shown
