@@ -412,3 +412,46 @@ def test_printed_formats_follow_qti_s_printf_subset(capsys, exam, tmp_path):
 def test_the_r_format_is_significant_figures(value, figures, shown):
     # STOMP's items print "%.3r" where their text asks for three significant figures.
     assert significant(value, figures) == shown
+
+
+def listed_item(identifier: str, index: str) -> str:
+    """An item whose MathML shows one of three words by `NAMES[i]`, i set by `index`."""
+    return item21(
+        identifier,
+        '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="identifier">'
+        "<correctResponse><value>NOUN</value></correctResponse></responseDeclaration>"
+        + template("i", math=True)
+        + '<templateDeclaration identifier="NAMES" cardinality="ordered" baseType="string" '
+        'mathVariable="true"/>',
+        '<setTemplateValue identifier="NAMES"><ordered>'
+        '<baseValue baseType="string">river</baseValue>'
+        '<baseValue baseType="string">mountain</baseValue>'
+        '<baseValue baseType="string">valley</baseValue></ordered></setTemplateValue>'
+        f'<setTemplateValue identifier="i">{index}</setTemplateValue>',
+        '<choiceInteraction responseIdentifier="RESPONSE" maxChoices="1"><prompt>The word '
+        "<m:math><m:mi>NAMES[i]</m:mi></m:math> is:</prompt>"
+        '<simpleChoice identifier="NOUN">a noun</simpleChoice>'
+        '<simpleChoice identifier="VERB">a verb</simpleChoice></choiceInteraction>',
+    )
+
+
+def test_mathml_shows_a_list_s_value_by_its_index(capsys, exam, tmp_path):
+    drawn = listed_item("words", '<randomInteger min="0" max="2"/>')
+    question, lines = imported(capsys, exam, tmp_path, drawn)
+    word = re.fullmatch(r"The word (\w+) is:", seen(question.stem)).group(1)
+    index = int(re.search(r"imported one instance: i = (\d)", " ".join(lines)).group(1))
+    # Counted from 0, as the items that write NAMES[i] draw i from 0 to one less than 3.
+    assert word == ["river", "mountain", "valley"][index]
+    assert [o.text for o in question.options.all() if o.is_correct] == ["a noun"]
+    first = listed_item("first", '<baseValue baseType="integer">0</baseValue>')
+    assert "The word river is:" in qti.read(first).questions[0].stem
+
+
+def test_an_index_outside_the_list_is_refused(capsys, exam, tmp_path):
+    text = listed_item("outside", '<baseValue baseType="integer">3</baseValue>')
+    _, result = run(capsys, write(tmp_path, "outside.xml", text), "--exam", exam.slug)
+    assert result["imported"] == 0
+    assert (
+        "'NAMES[i]' with i = 3, outside the 3 values of NAMES" in (result["skipped"][0]["reason"])
+    )
+    assert not Question.objects.exists()

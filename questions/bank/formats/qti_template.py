@@ -153,7 +153,7 @@ def instance(root: Element, key: str) -> Instance:
     for child in [c for c in element if name_of(c) in PARTS]:
         element.remove(child)
     found = Instance(element, state, known)
-    _rebuild(element, lambda node: _replacement(node, state, known))
+    _rebuild(element, lambda node: _replacement(node, state, known, found.notes))
     _check_entries(element, responses)
     _responses(found, declared)
     values = [f"{name} = {listed(state.variables[name])}" for name in list(known)[:_LISTED]]
@@ -235,7 +235,9 @@ def _content(node: Element) -> list[Piece]:
     return pieces
 
 
-def _replacement(node: Element, state: State, known: dict[str, Declaration]) -> list[Piece] | None:
+def _replacement(
+    node: Element, state: State, known: dict[str, Declaration], notes: list[str]
+) -> list[Piece] | None:
     kind = name_of(node)
     template = attribute(node, "templateIdentifier").strip()
     if template:
@@ -264,11 +266,8 @@ def _replacement(node: Element, state: State, known: dict[str, Declaration]) -> 
         if variable is not None and variable.math_variable:
             node.text = listed(state.variables[text], " ")
         indexed = _INDEXED.fullmatch(text)
-        if indexed and indexed.group(1) in known:
-            raise TemplateError(
-                f"its MathML shows {text!r}, a value of the template variable "
-                f"{indexed.group(1)} by index, which QTI does not define"
-            )
+        if indexed and indexed.group(1) in known and known[indexed.group(1)].math_variable:
+            node.text = _by_index(text, indexed.group(1), indexed.group(2), state, notes)
     if kind == "param":
         named = known.get(attribute(node, "value").strip())
         if named is not None and named.param_variable:
@@ -277,6 +276,34 @@ def _replacement(node: Element, state: State, known: dict[str, Declaration]) -> 
 
 
 # Responses --------------------------------------------------------------------------------
+
+
+def _by_index(text: str, name: str, index_text: str, state: State, notes: list[str]) -> str:
+    """The value a MathML identifier written `name[i]` shows: the value of the container
+    `name` at place `i` (an integer or an integer template variable), counted from 0.
+
+    QTI does not define the notation, and QTIWorks shows such an identifier as written. The
+    items that use it draw `i` from 0 to one less than the container's size (UPMC's, among
+    QTIWorks' samples), so that the first value is at 0 (QTI's `index` operator counts from
+    1, but these items would then never show their first value and fail one draw in n)."""
+    values = state.variables[name]
+    if not isinstance(values, Container):
+        raise TemplateError(f"its MathML shows {text!r}, but {name} holds one value, not a list")
+    index: Value = int(index_text) if index_text.isdecimal() else state.variables.get(index_text)
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise TemplateError(
+            f"its MathML shows {text!r}, whose index {index_text!r} is no integer template value"
+        )
+    if not 0 <= index < len(values.items):
+        raise TemplateError(
+            f"its MathML shows {text!r} with {index_text} = {index}, outside the "
+            f"{len(values.items)} values of {name} (counted from 0)"
+        )
+    notes.append(
+        f"its MathML's {text!r} (a notation QTI does not define) is shown as the value of "
+        f"{name} at place {index} counted from 0: {listed(values.items[index])}"
+    )
+    return formatted(values.items[index], "")
 
 
 def _check_entries(element: Element, responses: dict[str, Element]) -> None:
