@@ -154,7 +154,7 @@ def instance(root: Element, key: str) -> Instance:
         element.remove(child)
     found = Instance(element, state, known)
     _rebuild(element, lambda node: _replacement(node, state, known, found.notes))
-    _check_entries(element, responses)
+    _check_records(responses)
     _responses(found, declared)
     values = [f"{name} = {listed(state.variables[name])}" for name in list(known)[:_LISTED]]
     more = f" and {len(known) - _LISTED} more" if len(known) > _LISTED else ""
@@ -306,14 +306,7 @@ def _by_index(text: str, name: str, index_text: str, state: State, notes: list[s
     return formatted(values.items[index], "")
 
 
-def _check_entries(element: Element, responses: dict[str, Element]) -> None:
-    for node in element.iter():
-        if name_of(node) == "textEntryInteraction":
-            base = attribute(node, "base", "10").strip()
-            if base != "10":
-                raise TemplateError(
-                    f"it asks for a number typed in base {base}, which a blank here does not read"
-                )
+def _check_records(responses: dict[str, Element]) -> None:
     for identifier, response in responses.items():
         if attribute(response, "cardinality").strip() == "record":
             raise TemplateError(
@@ -461,6 +454,8 @@ def tolerate(question: ForeignQuestion, found: Instance) -> None:
         # A slider's blank has the tolerance of its scale, read by the item reader.
         if wanted is None or blank is None or name_of(node) != "textEntryInteraction":
             continue
+        if attribute(node, "base", "10").strip() != "10":
+            continue  # a text blank of the key in its base (qti_bases)
         if blank.number != wanted.value:
             raise TemplateError("its blanks could not be matched to its responses")
         kept = replace(blank, tolerance=wanted.tolerance)
