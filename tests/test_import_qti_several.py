@@ -428,6 +428,48 @@ def test_one_set_of_choices_matched_in_processing_is_the_key(capsys, exam, tmp_p
     assert any("the key of RESPONSE (A, C) is read from its response" in x for x in lines)
 
 
+def test_two_sets_of_choices_each_worth_full_marks_are_reported(capsys, exam, tmp_path):
+    # The first set earns full marks in the if, the second in an else-if.
+    text = keyed_by_processing(UNKEYED_TICKS, TICKS, ticked("A", "C")).replace(
+        "</qti-response-if><qti-response-else>",
+        f"</qti-response-if><qti-response-else-if>{ticked('A', 'C', 'D')}"
+        '<qti-set-outcome-value identifier="SCORE"><qti-base-value base-type="float">1'
+        "</qti-base-value></qti-set-outcome-value></qti-response-else-if><qti-response-else>",
+    )
+    _, result = run(capsys, write(tmp_path, "rp.xml", text), "--exam", exam.slug)
+    [skipped] = result["skipped"]
+    assert skipped["reason"].endswith(
+        "two different sets of choices each earn full marks (RESPONSE); a question here has one key"
+    )
+    assert not Question.objects.exists()
+
+
+def test_a_sum_of_two_sliders_is_reported_as_such(capsys, exam, tmp_path):
+    sliders = "".join(
+        f'<qti-response-declaration identifier="{r}" cardinality="single" base-type="integer"/>'
+        for r in ("LEFT", "RIGHT")
+    )
+    body = (
+        '<qti-slider-interaction response-identifier="LEFT" lower-bound="0" upper-bound="10" '
+        'step="1"><qti-prompt>Make the two add up to 12.</qti-prompt></qti-slider-interaction>'
+        '<qti-slider-interaction response-identifier="RIGHT" lower-bound="0" upper-bound="10" '
+        'step="1"/>'
+    )
+    condition = (
+        '<qti-equal tolerance-mode="exact"><qti-sum><qti-variable identifier="LEFT"/>'
+        '<qti-variable identifier="RIGHT"/></qti-sum>'
+        '<qti-base-value base-type="integer">12</qti-base-value></qti-equal>'
+    )
+    text = keyed_by_processing(sliders, body, condition)
+    _, result = run(capsys, write(tmp_path, "rp.xml", text), "--exam", exam.slug)
+    [skipped] = result["skipped"]
+    assert skipped["reason"].endswith(
+        "it scores the sum of its two sliders (LEFT, RIGHT), not each one; a question here "
+        "keys each answer on its own"
+    )
+    assert not Question.objects.exists()
+
+
 def test_an_adaptive_item_scoring_nothing_is_keyed_by_what_completes_it(capsys, exam, tmp_path):
     # "Keep trying until you get it right": no score, the right choice completes the item;
     # the response is also copied to an outcome that only picks the feedback shown.

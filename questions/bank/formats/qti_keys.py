@@ -14,8 +14,11 @@ product, a substring), or several sets of choices that each earn the most, are l
 its key is only in processing we do not run, and `explain` says so rather than "no right
 answer".
 
-`explain` also tells an item whose interactions have no key at all (a layout demonstration,
-a survey) by what it is. Adaptive items are told apart before (`qti_adaptive`)."""
+`explain` names the two patterns a machine grades but a question here cannot hold: several
+sets of choices that each earn full marks (1EdTech's Chocolate Milk), and answers scored
+together (the sum of two sliders). It also tells an item whose interactions have no key at
+all (a layout demonstration, a survey) by what it is. Adaptive items are told apart before
+(`qti_adaptive`)."""
 
 from collections.abc import Callable
 from xml.etree.ElementTree import Element, SubElement
@@ -315,12 +318,17 @@ def explain(root: Element, interactions: list[Element], result: Result, place: s
         return result
     processing = _processing(root)
     used = [r for r in missing if processing is not None and _uses(processing, r)]
-    if used:
+    if used and processing is not None:
+        why = _no_one_key(root, processing, interactions, used)
         return Skipped(
             line,
             "key in response processing",
-            f"{place}: its key is only in response processing we do not run "
-            f"({', '.join(used)} scored by rules other than a comparison with a value)",
+            f"{place}: "
+            + (
+                why
+                or "its key is only in response processing we do not run "
+                f"({', '.join(used)} scored by rules other than a comparison with a value)"
+            ),
         )
     total = len(interactions)
     if len(missing) < total:
@@ -338,3 +346,73 @@ def explain(root: Element, interactions: list[Element], result: Result, place: s
     if isinstance(result, ParseError) and total == 1:
         return ParseError(line, f"{place}: {reason}")
     return Skipped(line, "no key", f"{place}: {reason}")
+
+
+_COMBINED = {"sum": "sum", "product": "product", "subtract": "difference", "divide": "quotient"}
+_KINDS = {"sliderInteraction": "slider", "textEntryInteraction": "blank"}
+
+
+def _no_one_key(
+    root: Element, processing: Element, interactions: list[Element], used: list[str]
+) -> str:
+    """Why a response scored in its processing has no one key, for the two patterns a
+    machine grades but a question here cannot hold: several sets of choices that each earn
+    full marks, and answers scored together (the sum of two sliders). "" for any other."""
+    keys, _, containers = _simple_keys(root, processing)
+    for response in used:
+        scores = keys.get(response, {})
+        best = max(scores.values(), default=0.0)
+        sets = [c for c, score in scores.items() if score == best and c in containers]
+        if best > 0 and len(sets) > 1:
+            return (
+                f"{_counted(len(sets))} different sets of choices each earn full marks "
+                f"({response}); "
+                "a question here has one key"
+            )
+    derived = _derived(processing, set(used))
+    for operator in processing.iter():
+        if name_of(operator) not in _COMBINED:
+            continue
+        together = sorted(
+            {
+                response
+                for element in operator.iter()
+                if name_of(element) == "variable"
+                for response in derived.get(element.get("identifier", ""), set())
+            }
+        )
+        if len(together) < 2:
+            continue
+        kinds = {
+            _KINDS.get(name_of(i), "answer")
+            for i in interactions
+            if attribute(i, "responseIdentifier") in together
+        }
+        kind = kinds.pop() if len(kinds) == 1 else "answer"
+        combined = _COMBINED[name_of(operator)]
+        return (
+            f"it scores the {combined} of its {_counted(len(together))} {kind}s "
+            f"({', '.join(together)}), not each one; a question here keys each answer on its own"
+        )
+    return ""
+
+
+def _derived(processing: Element, responses: set[str]) -> dict[str, set[str]]:
+    """Each response, and each outcome set from responses, with the responses it holds."""
+    derived = {response: {response} for response in responses}
+    for rule in processing.iter():
+        if name_of(rule) != "setOutcomeValue":
+            continue
+        held = {
+            response
+            for element in rule.iter()
+            if name_of(element) == "variable"
+            for response in derived.get(element.get("identifier", ""), set())
+        }
+        if held:
+            derived.setdefault(rule.get("identifier", ""), set()).update(held)
+    return derived
+
+
+def _counted(count: int) -> str:
+    return {2: "two", 3: "three", 4: "four", 5: "five"}.get(count, str(count))
