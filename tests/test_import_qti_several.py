@@ -501,3 +501,27 @@ def test_an_adaptive_item_scoring_nothing_is_keyed_by_what_completes_it(capsys, 
     ]  # fmt: skip
     said = "the key of RESPONSE (B) is read from its response processing (the answer that"
     assert any(said in line for line in lines)
+
+
+def test_an_item_scoring_every_answer_alike_is_said_to_have_no_key(capsys, exam, tmp_path):
+    # A demonstration: the answer is copied for its feedback and the score is always 1.
+    text = f"""<?xml version="1.0" encoding="UTF-8"?>
+<qti-assessment-item xmlns="{QTI3}" identifier="demo" title="Demo">
+  <qti-response-declaration identifier="RESPONSE" cardinality="single" base-type="string"/>
+  <qti-outcome-declaration identifier="SCORE" cardinality="single" base-type="float"/>
+  <qti-outcome-declaration identifier="COPY" cardinality="single" base-type="string"/>
+  <qti-item-body><p>Type anything: <qti-text-entry-interaction response-identifier="RESPONSE"/>
+  </p></qti-item-body>
+  <qti-response-processing>
+    <qti-set-outcome-value identifier="COPY"><qti-variable identifier="RESPONSE"/>
+    </qti-set-outcome-value>
+    <qti-set-outcome-value identifier="SCORE"><qti-base-value base-type="float">1
+    </qti-base-value></qti-set-outcome-value>
+  </qti-response-processing>
+</qti-assessment-item>"""
+    _, result = run(capsys, write(tmp_path, "demo.xml", text), "--exam", exam.slug)
+    [skipped] = result["skipped"]
+    assert skipped["reason"].endswith(
+        "it gives every answer the same score, under no condition: it has no key to grade"
+    )
+    assert not Question.objects.exists()

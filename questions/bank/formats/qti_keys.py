@@ -16,7 +16,8 @@ answer".
 
 `explain` names the two patterns a machine grades but a question here cannot hold: several
 sets of choices that each earn full marks (1EdTech's Chocolate Milk), and answers scored
-together (the sum of two sliders). It also tells an item whose interactions have no key at
+together (the sum of two sliders); and an item that scores every answer alike (a
+demonstration). It also tells an item whose interactions have no key at
 all (a layout demonstration, a survey) by what it is. Adaptive items are told apart before
 (`qti_adaptive`)."""
 
@@ -358,6 +359,9 @@ def _no_one_key(
     """Why a response scored in its processing has no one key, for the two patterns a
     machine grades but a question here cannot hold: several sets of choices that each earn
     full marks, and answers scored together (the sum of two sliders). "" for any other."""
+    conditions = any(name_of(rule) == "responseCondition" for rule in processing.iter())
+    if not conditions and (_score_set(processing, False) or 0) > 0:
+        return "it gives every answer the same score, under no condition: it has no key to grade"
     keys, _, containers = _simple_keys(root, processing)
     for response in used:
         scores = keys.get(response, {})
