@@ -10,8 +10,9 @@ reader as any other item (`read_instance`):
 - a `printedVariable` is its variable's value as text (`qti_printed`: its `format`, QTI's
   printf subset, or as Moodle writes a number; `base` for integers; `delimiter` between a
   container's);
-- a MathML `mi` (or `ci`) naming a math variable is its value; a MathML annotation (the
-  formula's source in another notation) is left out;
+- a MathML `mi` (or `ci`) naming a math variable is its value, and one written `name[i]`
+  the value of the list `name` at place `i`, counted from 0 (`_by_index`); a MathML
+  annotation (the formula's source in another notation) is left out;
 - a part shown or hidden by a template variable (`templateBlock`, `templateInline`, a
   choice with a `templateIdentifier`) is kept, without its wrapper, or left out;
 - a correct response set by `setCorrectResponse` is the response's correct response; a
