@@ -393,3 +393,135 @@ def test_a_gap_to_hold_one_text_several_times_is_reported_as_a_count(capsys, exa
     [skipped] = result["skipped"]
     assert skipped["type"] == "gap match"
     assert "gap 1 is to hold 'circle' 3 times" in skipped["reason"]
+
+
+TICKS = (
+    '<qti-choice-interaction response-identifier="RESPONSE" max-choices="0">'
+    "<qti-prompt>Which are transport protocols?</qti-prompt>"
+    '<qti-simple-choice identifier="A">TCP</qti-simple-choice>'
+    '<qti-simple-choice identifier="B">IP</qti-simple-choice>'
+    '<qti-simple-choice identifier="C">UDP</qti-simple-choice>'
+    '<qti-simple-choice identifier="D">QUIC</qti-simple-choice></qti-choice-interaction>'
+)
+UNKEYED_TICKS = (
+    '<qti-response-declaration identifier="RESPONSE" cardinality="multiple" '
+    'base-type="identifier"/>'
+)
+
+
+def ticked(*identifiers: str) -> str:
+    values = "".join(
+        f'<qti-base-value base-type="identifier">{i}</qti-base-value>' for i in identifiers
+    )
+    return (
+        '<qti-match><qti-variable identifier="RESPONSE"/>'
+        f"<qti-multiple>{values}</qti-multiple></qti-match>"
+    )
+
+
+def test_one_set_of_choices_matched_in_processing_is_the_key(capsys, exam, tmp_path):
+    text = keyed_by_processing(UNKEYED_TICKS, TICKS, ticked("C", "A"))
+    lines, result = run(capsys, write(tmp_path, "rp.xml", text), "--exam", exam.slug)
+    assert (result["imported"], result["errors"]) == (1, [])
+    question = Question.objects.get()
+    assert [o.text for o in question.options.all() if o.is_correct] == ["TCP", "UDP"]
+    assert any("the key of RESPONSE (A, C) is read from its response" in x for x in lines)
+
+
+def test_two_sets_of_choices_each_worth_full_marks_are_reported(capsys, exam, tmp_path):
+    # The first set earns full marks in the if, the second in an else-if.
+    text = keyed_by_processing(UNKEYED_TICKS, TICKS, ticked("A", "C")).replace(
+        "</qti-response-if><qti-response-else>",
+        f"</qti-response-if><qti-response-else-if>{ticked('A', 'C', 'D')}"
+        '<qti-set-outcome-value identifier="SCORE"><qti-base-value base-type="float">1'
+        "</qti-base-value></qti-set-outcome-value></qti-response-else-if><qti-response-else>",
+    )
+    _, result = run(capsys, write(tmp_path, "rp.xml", text), "--exam", exam.slug)
+    [skipped] = result["skipped"]
+    assert skipped["reason"].endswith(
+        "two different sets of choices each earn full marks (RESPONSE); a question here has one key"
+    )
+    assert not Question.objects.exists()
+
+
+def test_a_sum_of_two_sliders_is_reported_as_such(capsys, exam, tmp_path):
+    sliders = "".join(
+        f'<qti-response-declaration identifier="{r}" cardinality="single" base-type="integer"/>'
+        for r in ("LEFT", "RIGHT")
+    )
+    body = (
+        '<qti-slider-interaction response-identifier="LEFT" lower-bound="0" upper-bound="10" '
+        'step="1"><qti-prompt>Make the two add up to 12.</qti-prompt></qti-slider-interaction>'
+        '<qti-slider-interaction response-identifier="RIGHT" lower-bound="0" upper-bound="10" '
+        'step="1"/>'
+    )
+    condition = (
+        '<qti-equal tolerance-mode="exact"><qti-sum><qti-variable identifier="LEFT"/>'
+        '<qti-variable identifier="RIGHT"/></qti-sum>'
+        '<qti-base-value base-type="integer">12</qti-base-value></qti-equal>'
+    )
+    text = keyed_by_processing(sliders, body, condition)
+    _, result = run(capsys, write(tmp_path, "rp.xml", text), "--exam", exam.slug)
+    [skipped] = result["skipped"]
+    assert skipped["reason"].endswith(
+        "it scores the sum of its two sliders (LEFT, RIGHT), not each one; a question here "
+        "keys each answer on its own"
+    )
+    assert not Question.objects.exists()
+
+
+def test_an_adaptive_item_scoring_nothing_is_keyed_by_what_completes_it(capsys, exam, tmp_path):
+    # "Keep trying until you get it right": no score, the right choice completes the item;
+    # the response is also copied to an outcome that only picks the feedback shown.
+    text = f"""<?xml version="1.0" encoding="UTF-8"?>
+<assessmentItem xmlns="{QTI21}" identifier="tries" title="Tries" adaptive="true"
+    timeDependent="false">
+  <responseDeclaration identifier="RESPONSE" cardinality="single" baseType="identifier"/>
+  <outcomeDeclaration identifier="FEEDBACK" cardinality="multiple" baseType="identifier"/>
+  <itemBody><choiceInteraction responseIdentifier="RESPONSE" maxChoices="1">
+    <prompt>Which port does DNS use?</prompt>
+    <simpleChoice identifier="A">25</simpleChoice><simpleChoice identifier="B">53</simpleChoice>
+  </choiceInteraction></itemBody>
+  <responseProcessing>
+    <setOutcomeValue identifier="FEEDBACK"><multiple><variable identifier="RESPONSE"/>
+    </multiple></setOutcomeValue>
+    <responseCondition><responseIf><match><variable identifier="RESPONSE"/>
+      <baseValue baseType="identifier">B</baseValue></match>
+      <setOutcomeValue identifier="completionStatus"><baseValue baseType="identifier">complete
+      </baseValue></setOutcomeValue></responseIf></responseCondition>
+  </responseProcessing>
+  <modalFeedback outcomeIdentifier="FEEDBACK" identifier="A" showHide="show">SMTP's.
+  </modalFeedback>
+</assessmentItem>"""
+    lines, result = run(capsys, write(tmp_path, "tries.xml", text), "--exam", exam.slug)
+    assert (result["imported"], result["errors"], result["skipped"]) == (1, [], [])
+    question = Question.objects.get()
+    assert [(o.text, o.is_correct) for o in question.options.all()] == [
+        ("25", False), ("53", True)
+    ]  # fmt: skip
+    said = "the key of RESPONSE (B) is read from its response processing (the answer that"
+    assert any(said in line for line in lines)
+
+
+def test_an_item_scoring_every_answer_alike_is_said_to_have_no_key(capsys, exam, tmp_path):
+    # A demonstration: the answer is copied for its feedback and the score is always 1.
+    text = f"""<?xml version="1.0" encoding="UTF-8"?>
+<qti-assessment-item xmlns="{QTI3}" identifier="demo" title="Demo">
+  <qti-response-declaration identifier="RESPONSE" cardinality="single" base-type="string"/>
+  <qti-outcome-declaration identifier="SCORE" cardinality="single" base-type="float"/>
+  <qti-outcome-declaration identifier="COPY" cardinality="single" base-type="string"/>
+  <qti-item-body><p>Type anything: <qti-text-entry-interaction response-identifier="RESPONSE"/>
+  </p></qti-item-body>
+  <qti-response-processing>
+    <qti-set-outcome-value identifier="COPY"><qti-variable identifier="RESPONSE"/>
+    </qti-set-outcome-value>
+    <qti-set-outcome-value identifier="SCORE"><qti-base-value base-type="float">1
+    </qti-base-value></qti-set-outcome-value>
+  </qti-response-processing>
+</qti-assessment-item>"""
+    _, result = run(capsys, write(tmp_path, "demo.xml", text), "--exam", exam.slug)
+    [skipped] = result["skipped"]
+    assert skipped["reason"].endswith(
+        "it gives every answer the same score, under no condition: it has no key to grade"
+    )
+    assert not Question.objects.exists()

@@ -11,6 +11,7 @@ from decimal import Decimal
 import pytest
 
 from questions.bank.formats import qti
+from questions.bank.formats.qti_printed import significant
 from questions.bank.formats.qti_template import plain
 from questions.markup import render_markdown
 from questions.models import Question
@@ -385,10 +386,72 @@ def test_printed_formats_follow_qti_s_printf_subset(capsys, exam, tmp_path):
         ' [<printedVariable identifier="F" format="%e"/>] [<printedVariable identifier="N" '
         'format="%05d%%"/>] [<printedVariable identifier="N" base="16"/>] '
         '[<printedVariable identifier="L"/>] [<printedVariable identifier="L" delimiter=", "/>]'
+        ' [<printedVariable identifier="N" format="%.2r"/>] [<printedVariable identifier="F" '
+        'format="%.4r"/>] [<printedVariable identifier="F" format="%08.2r"/>]'
         '<textEntryInteraction responseIdentifier="RESPONSE"/></p>',
     )
     question, _ = imported(capsys, exam, tmp_path, text)
     assert seen(question.stem).startswith(
-        "[0.125] [0.125] [1.250000e-01] [00255%] [ff] [3;1] [3, 1]"
+        "[0.125] [0.125] [1.250000e-01] [00255%] [ff] [3;1] [3, 1] [260] [0.1250] [00000.12]"
     )
     assert (plain(0.1 + 0.2), plain(6.0), plain(-2)) == ("0.3", "6", "-2")
+
+
+@pytest.mark.parametrize(
+    ("value", "figures", "shown"),
+    [
+        (123456789.0, 3, "123000000"),
+        (-0.000123456, 3, "-0.000123"),
+        (0.5, 3, "0.500"),
+        (9.996, 3, "10.0"),
+        (0, 2, "0.0"),
+        (1.5e20, 2, "1.5e+20"),
+        (2.5e-9, 1, "3e-09"),
+    ],
+)
+def test_the_r_format_is_significant_figures(value, figures, shown):
+    # STOMP's items print "%.3r" where their text asks for three significant figures.
+    assert significant(value, figures) == shown
+
+
+def listed_item(identifier: str, index: str) -> str:
+    """An item whose MathML shows one of three words by `NAMES[i]`, i set by `index`."""
+    return item21(
+        identifier,
+        '<responseDeclaration identifier="RESPONSE" cardinality="single" baseType="identifier">'
+        "<correctResponse><value>NOUN</value></correctResponse></responseDeclaration>"
+        + template("i", math=True)
+        + '<templateDeclaration identifier="NAMES" cardinality="ordered" baseType="string" '
+        'mathVariable="true"/>',
+        '<setTemplateValue identifier="NAMES"><ordered>'
+        '<baseValue baseType="string">river</baseValue>'
+        '<baseValue baseType="string">mountain</baseValue>'
+        '<baseValue baseType="string">valley</baseValue></ordered></setTemplateValue>'
+        f'<setTemplateValue identifier="i">{index}</setTemplateValue>',
+        '<choiceInteraction responseIdentifier="RESPONSE" maxChoices="1"><prompt>The word '
+        "<m:math><m:mi>NAMES[i]</m:mi></m:math> is:</prompt>"
+        '<simpleChoice identifier="NOUN">a noun</simpleChoice>'
+        '<simpleChoice identifier="VERB">a verb</simpleChoice></choiceInteraction>',
+    )
+
+
+def test_mathml_shows_a_list_s_value_by_its_index(capsys, exam, tmp_path):
+    drawn = listed_item("words", '<randomInteger min="0" max="2"/>')
+    question, lines = imported(capsys, exam, tmp_path, drawn)
+    word = re.fullmatch(r"The word (\w+) is:", seen(question.stem)).group(1)
+    index = int(re.search(r"imported one instance: i = (\d)", " ".join(lines)).group(1))
+    # Counted from 0, as the items that write NAMES[i] draw i from 0 to one less than 3.
+    assert word == ["river", "mountain", "valley"][index]
+    assert [o.text for o in question.options.all() if o.is_correct] == ["a noun"]
+    first = listed_item("first", '<baseValue baseType="integer">0</baseValue>')
+    assert "The word river is:" in qti.read(first).questions[0].stem
+
+
+def test_an_index_outside_the_list_is_refused(capsys, exam, tmp_path):
+    text = listed_item("outside", '<baseValue baseType="integer">3</baseValue>')
+    _, result = run(capsys, write(tmp_path, "outside.xml", text), "--exam", exam.slug)
+    assert result["imported"] == 0
+    assert (
+        "'NAMES[i]' with i = 3, outside the 3 values of NAMES" in (result["skipped"][0]["reason"])
+    )
+    assert not Question.objects.exists()

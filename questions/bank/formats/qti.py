@@ -38,7 +38,14 @@ import defusedxml.ElementTree as SafeElementTree
 from defusedxml import DefusedXmlException
 
 from questions.bank.checks import TOO_DEEP, nests_deeper_than
-from questions.bank.formats import qti_adaptive, qti_case, qti_interactions, qti_keys, qti_template
+from questions.bank.formats import (
+    qti_adaptive,
+    qti_bases,
+    qti_case,
+    qti_interactions,
+    qti_keys,
+    qti_template,
+)
 from questions.bank.formats.foreign import (
     ForeignCaseStudy,
     ForeignOption,
@@ -277,6 +284,8 @@ def _read_item(
         result = qti_interactions.read(root, body, interactions, out, question, place)
         if isinstance(result, ForeignQuestion):
             _note_images(result, out, place)
+            # An integer typed in another base is a text blank of its key in that base.
+            result = qti_bases.typed_in_base(root, interactions, result, place)
         elif isinstance(result, Skipped) and result.type == "several interactions":
             return _as_case_study(root, path, number, body, interactions, out, question, bank, load)
         return result

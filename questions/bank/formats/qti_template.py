@@ -7,10 +7,12 @@ the values taken.
 The instance is the item with its values in, and no template left, read by the item
 reader as any other item (`read_instance`):
 
-- a `printedVariable` is its variable's value as text (its `format`, QTI's printf subset,
-  or as Moodle writes a number; `base` for integers; `delimiter` between a container's);
-- a MathML `mi` (or `ci`) naming a math variable is its value; a MathML annotation (the
-  formula's source in another notation) is left out;
+- a `printedVariable` is its variable's value as text (`qti_printed`: its `format`, QTI's
+  printf subset, or as Moodle writes a number; `base` for integers; `delimiter` between a
+  container's);
+- a MathML `mi` (or `ci`) naming a math variable is its value, and one written `name[i]`
+  the value of the list `name` at place `i`, counted from 0 (`_by_index`); a MathML
+  annotation (the formula's source in another notation) is left out;
 - a part shown or hidden by a template variable (`templateBlock`, `templateInline`, a
   choice with a `templateIdentifier`) is kept, without its wrapper, or left out;
 - a correct response set by `setCorrectResponse` is the response's correct response; a
@@ -40,6 +42,7 @@ from questions.bank.formats.foreign import (
 )
 from questions.bank.formats.qti_expressions import bounds, evaluate, run
 from questions.bank.formats.qti_names import attribute, name_of
+from questions.bank.formats.qti_printed import formatted, listed, plain, printed
 from questions.bank.formats.qti_values import (
     Container,
     Declaration,
@@ -59,11 +62,6 @@ LABEL = "template item"
 PARTS = frozenset({"templateDeclaration", "templateProcessing"})
 _CAS_CLASSES = ("maxima", "scriptrule", "casprocess", "cascompare", "cascondition", "mathassess")
 _COMPARISONS = frozenset({"match", "equal", "equalRounded", "stringMatch"})
-# QTI's printf subset: one conversion, flags, a width and precision of two digits at most.
-_PRINTF = re.compile(
-    r"(?P<before>(?:[^%]|%%)*)%(?P<spec>[-+ #0]*\d{0,2}(?:\.\d{1,2})?)"
-    r"(?P<conversion>[diuoxXfFeEgGs])(?P<after>(?:[^%]|%%)*)"
-)
 _INDEXED = re.compile(r"([A-Za-z_][\w.-]*)\s*\[\s*([\w.-]+)\s*\]")
 _LISTED = 30
 
@@ -156,10 +154,10 @@ def instance(root: Element, key: str) -> Instance:
     for child in [c for c in element if name_of(c) in PARTS]:
         element.remove(child)
     found = Instance(element, state, known)
-    _rebuild(element, lambda node: _replacement(node, state, known))
-    _check_entries(element, responses)
+    _rebuild(element, lambda node: _replacement(node, state, known, found.notes))
+    _check_records(responses)
     _responses(found, declared)
-    listed = [f"{name} = {_listed(state.variables[name])}" for name in list(known)[:_LISTED]]
+    values = [f"{name} = {listed(state.variables[name])}" for name in list(known)[:_LISTED]]
     more = f" and {len(known) - _LISTED} more" if len(known) > _LISTED else ""
     draw = (
         f"; draw {state.draws}, the first whose template constraints hold"
@@ -169,7 +167,7 @@ def instance(root: Element, key: str) -> Instance:
     found.notes.insert(
         0,
         "QTI draws its values anew for each attempt; imported one instance: "
-        f"{', '.join(listed)}{more} (drawn with a seed fixed by the item, so that importing "
+        f"{', '.join(values)}{more} (drawn with a seed fixed by the item, so that importing "
         f"it again gives the same{draw})",
     )
     return found
@@ -238,7 +236,9 @@ def _content(node: Element) -> list[Piece]:
     return pieces
 
 
-def _replacement(node: Element, state: State, known: dict[str, Declaration]) -> list[Piece] | None:
+def _replacement(
+    node: Element, state: State, known: dict[str, Declaration], notes: list[str]
+) -> list[Piece] | None:
     kind = name_of(node)
     template = attribute(node, "templateIdentifier").strip()
     if template:
@@ -258,111 +258,56 @@ def _replacement(node: Element, state: State, known: dict[str, Declaration]) -> 
             return []
         return None
     if kind == "printedVariable":
-        return [_printed(node, state, known)]
+        return [printed(node, state, known)]
     if kind in ("annotation", "annotation-xml"):
         return []
     if kind in ("mi", "ci") and len(node) == 0:
         text = (node.text or "").strip()
         variable = known.get(text)
         if variable is not None and variable.math_variable:
-            node.text = _listed(state.variables[text], " ")
+            node.text = listed(state.variables[text], " ")
         indexed = _INDEXED.fullmatch(text)
-        if indexed and indexed.group(1) in known:
-            raise TemplateError(
-                f"its MathML shows {text!r}, a value of the template variable "
-                f"{indexed.group(1)} by index, which QTI does not define"
-            )
+        if indexed and indexed.group(1) in known and known[indexed.group(1)].math_variable:
+            node.text = _by_index(text, indexed.group(1), indexed.group(2), state, notes)
     if kind == "param":
         named = known.get(attribute(node, "value").strip())
         if named is not None and named.param_variable:
-            node.set("value", _listed(state.variables[named.identifier], " "))
+            node.set("value", listed(state.variables[named.identifier], " "))
     return None
-
-
-def _printed(node: Element, state: State, known: dict[str, Declaration]) -> str:
-    identifier = attribute(node, "identifier").strip()
-    if identifier not in known:
-        raise TemplateError(
-            f"it prints {identifier!r}, which is no template variable (an outcome is known "
-            "only once answered)"
-        )
-    value = state.variables[identifier]
-    if attribute(node, "index").strip() or attribute(node, "field").strip():
-        raise TemplateError(f"it prints one value of {identifier} by index or field")
-    if attribute(node, "powerForm").strip() == "true":
-        raise TemplateError(f"it prints {identifier} in a power form, which is not read here")
-    base_text = attribute(node, "base", "10").strip()
-    base = int(base_text) if base_text.isdecimal() else state.variables.get(base_text)
-    if not isinstance(base, int) or isinstance(base, bool) or not 2 <= base <= 36:
-        raise TemplateError(f"it prints {identifier} in base {base_text!r}")
-    items = value.items if isinstance(value, Container) else (() if value is None else (value,))
-    shown = [_format(item, attribute(node, "format"), base) for item in items]
-    return attribute(node, "delimiter", ";").join(shown)
-
-
-def _format(value: int | float | bool | str, form: str, base: int) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return value
-    if base != 10:
-        if not isinstance(value, int):
-            raise TemplateError(f"a float ({value:g}) is printed in base {base}")
-        return _in_base(value, base)
-    if not form:
-        return plain(value)
-    match = _PRINTF.fullmatch(form)
-    if match is None:
-        raise TemplateError(f"the print format {form[:40]!r} is not QTI's printf subset")
-    conversion = match.group("conversion")
-    argument: int | float | str = value
-    if conversion in "diuoxX":
-        argument = math.trunc(value)
-    elif conversion == "s":
-        argument = plain(value)
-    text = f"%{match.group('spec')}{conversion}" % argument
-    return match.group("before").replace("%%", "%") + text + match.group("after").replace("%%", "%")
-
-
-def _in_base(value: int, base: int) -> str:
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    number, text = abs(value), ""
-    while True:
-        number, digit = divmod(number, base)
-        text = digits[digit] + text
-        if not number:
-            return ("-" if value < 0 else "") + text
-
-
-def plain(value: int | float) -> str:
-    """A number as Moodle writes one: integers as they are, a float to 14 significant
-    figures without trailing zeros (0.1 + 0.2 is 0.3, 6.0 is 6)."""
-    if isinstance(value, int):
-        return str(value)
-    text = f"{Decimal(f'{value:.14g}'):f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def _listed(value: Value, delimiter: str = ", ") -> str:
-    if value is None:
-        return "NULL"
-    if isinstance(value, Container):
-        return "[" + delimiter.join(_listed(item) for item in value.items) + "]"
-    shown = _format(value, "", 10)
-    return shown if len(shown) <= 60 else shown[:60] + "…"
 
 
 # Responses --------------------------------------------------------------------------------
 
 
-def _check_entries(element: Element, responses: dict[str, Element]) -> None:
-    for node in element.iter():
-        if name_of(node) == "textEntryInteraction":
-            base = attribute(node, "base", "10").strip()
-            if base != "10":
-                raise TemplateError(
-                    f"it asks for a number typed in base {base}, which a blank here does not read"
-                )
+def _by_index(text: str, name: str, index_text: str, state: State, notes: list[str]) -> str:
+    """The value a MathML identifier written `name[i]` shows: the value of the container
+    `name` at place `i` (an integer or an integer template variable), counted from 0.
+
+    QTI does not define the notation, and QTIWorks shows such an identifier as written. The
+    items that use it draw `i` from 0 to one less than the container's size (UPMC's, among
+    QTIWorks' samples), so that the first value is at 0 (QTI's `index` operator counts from
+    1, but these items would then never show their first value and fail one draw in n)."""
+    values = state.variables[name]
+    if not isinstance(values, Container):
+        raise TemplateError(f"its MathML shows {text!r}, but {name} holds one value, not a list")
+    index: Value = int(index_text) if index_text.isdecimal() else state.variables.get(index_text)
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise TemplateError(
+            f"its MathML shows {text!r}, whose index {index_text!r} is no integer template value"
+        )
+    if not 0 <= index < len(values.items):
+        raise TemplateError(
+            f"its MathML shows {text!r} with {index_text} = {index}, outside the "
+            f"{len(values.items)} values of {name} (counted from 0)"
+        )
+    notes.append(
+        f"its MathML's {text!r} (a notation QTI does not define) is shown as the value of "
+        f"{name} at place {index} counted from 0: {listed(values.items[index])}"
+    )
+    return formatted(values.items[index], "")
+
+
+def _check_records(responses: dict[str, Element]) -> None:
     for identifier, response in responses.items():
         if attribute(response, "cardinality").strip() == "record":
             raise TemplateError(
@@ -477,7 +422,7 @@ def _write_correct(response: Element, value: Value) -> None:
     items = value.items if isinstance(value, Container) else (value,)
     for item in items:
         written = Element(f"{namespace}{'qti-value' if three else 'value'}")
-        written.text = _format(item, "", 10)  # type: ignore[arg-type]
+        written.text = formatted(item, "")  # type: ignore[arg-type]
         correct.append(written)
     place = next((i for i, c in enumerate(response) if name_of(c) != "defaultValue"), len(response))
     response.insert(place, correct)
@@ -510,6 +455,8 @@ def tolerate(question: ForeignQuestion, found: Instance) -> None:
         # A slider's blank has the tolerance of its scale, read by the item reader.
         if wanted is None or blank is None or name_of(node) != "textEntryInteraction":
             continue
+        if attribute(node, "base", "10").strip() != "10":
+            continue  # a text blank of the key in its base (qti_bases)
         if blank.number != wanted.value:
             raise TemplateError("its blanks could not be matched to its responses")
         kept = replace(blank, tolerance=wanted.tolerance)
