@@ -148,6 +148,15 @@ class ForeignQuestion:
             return f"id:{self.identifier}"
         return f"content:{self.content_hash()}"
 
+    def typed_answers(self) -> list[ForeignBlank | None]:
+        """Its answers typed in place, in the body's order: a fill-in's blanks, or each gap of
+        an exhibit (None for a gap chosen from a list); none for other kinds."""
+        if self.kind == "fillin":
+            return list(self.blanks)
+        if self.kind == "dropdown":
+            return [gap.typed for gap in self.gaps]
+        return []
+
     def content_hash(self) -> str:
         parts = [self.kind, self.stem] + [
             f"{'=' if option.correct else '~'}{option.text}" for option in self.options

@@ -57,13 +57,7 @@ def typed_in_base(
         for child in root
         if name_of(child) == "responseDeclaration"
     }
-    blanks: list[ForeignBlank | None]
-    if result.kind == "fillin":
-        blanks = list(result.blanks)
-    elif result.kind == "dropdown":
-        blanks = [gap.typed for gap in result.gaps]
-    else:
-        blanks = []
+    blanks = result.typed_answers()
     for identifier, (base, _length) in wanted.items():
         kind = attribute(declarations.get(identifier, Element("none")), "baseType").strip()
         reason = ""

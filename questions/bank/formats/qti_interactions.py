@@ -72,7 +72,7 @@ _ON_AN_IMAGE = frozenset(
         "positionObjectInteraction",
     }
 )
-_READ_ALONE = frozenset(
+READ_ALONE = frozenset(
     {
         "orderInteraction",
         "matchInteraction",
@@ -130,7 +130,7 @@ def read(
                 words(kind),
                 f"{place}: it is answered on an image's regions, which no question type here has",
             )
-        if kind not in _READ_ALONE:
+        if kind not in READ_ALONE:
             return Skipped(
                 question.line, words(kind), f"{place}: a {words(kind)} interaction is not read"
             )

@@ -25,22 +25,12 @@ from collections.abc import Callable
 from xml.etree.ElementTree import Element, SubElement
 
 from questions.bank.formats.foreign import ForeignQuestion, ParseError, Skipped
+from questions.bank.formats.qti_interactions import READ_ALONE
 from questions.bank.formats.qti_names import attribute, name_of
 
-# The interactions a key is read for; the others are skipped for what they are.
-_KEYED = frozenset(
-    {
-        "orderInteraction",
-        "matchInteraction",
-        "associateInteraction",
-        "gapMatchInteraction",
-        "inlineChoiceInteraction",
-        "textEntryInteraction",
-        "choiceInteraction",
-        "hottextInteraction",
-        "sliderInteraction",
-    }
-)
+# The interactions a key is read for (those read alone); the others are skipped for what
+# they are.
+_KEYED = READ_ALONE
 # Refusals that come from what the item is, not from its key.
 _ITEM_REASONS = frozenset({"template item", "adaptive item", "no item body", "no interaction"})
 _COMPARISONS = frozenset({"match", "equal", "stringMatch"})

@@ -34,7 +34,6 @@ from decimal import Decimal
 from xml.etree.ElementTree import Element
 
 from questions.bank.formats.foreign import (
-    ForeignBlank,
     ForeignQuestion,
     ParseError,
     Skipped,
@@ -441,13 +440,9 @@ def tolerate(question: ForeignQuestion, found: Instance) -> None:
         for node in (body.iter() if body is not None else ())
         if name_of(node).endswith("Interaction") and name_of(node) != "endAttemptInteraction"
     ]
-    blanks: list[ForeignBlank | None]
-    if question.kind == "fillin":
-        blanks = list(question.blanks)
-    elif question.kind == "dropdown":
-        blanks = [gap.typed for gap in question.gaps]
-    else:
+    if question.kind not in ("fillin", "dropdown"):
         return
+    blanks = question.typed_answers()
     if len(blanks) != len(interactions):
         raise TemplateError("its blanks could not be matched to its responses")
     for place, (node, blank) in enumerate(zip(interactions, blanks, strict=True)):
