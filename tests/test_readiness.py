@@ -155,6 +155,53 @@ def test_streak_terms_by_hand():
     assert model.topic_readiness(learner, "t").logit == pytest.approx(-0.5 + 0.07 + abilities)
 
 
+def test_a_topic_left_for_a_while_counts_the_answers_since():
+    # A weight of -0.5 on the topic gap: log(1 + answers on other topics since the learner's
+    # last answer on this one).
+    weights = [0.0] * len(FEATURES)
+    weights[FEATURES.index("topic_gap")] = -0.5
+    model = hand_model(weights=weights, topics={"t": TopicParams(), "u": TopicParams()})
+    learner = model.new_learner()
+    # Before the topic's first answer the gap is 0: nothing to have forgotten.
+    assert model.predict(learner, "t", "q").logit == pytest.approx(0.5)
+    model.update(learner, "t", "q", True, learn_item=False)
+    right_after = model.predict(learner, "t", "q").logit
+    ability = learner.overall.ability
+    for _ in range(3):
+        model.update(learner, "u", "other", True, learn_item=False)
+    # Three answers elsewhere since: 0.5 log(4) lower, less what they raised the ability.
+    later = model.predict(learner, "t", "q").logit
+    moved = learner.overall.ability - ability
+    assert later - right_after == pytest.approx(-0.5 * math.log(4) + moved)
+    history = learner_model.features(learner.overall, learner.topics["t"], "q")
+    assert history[FEATURES.index("topic_gap")] == pytest.approx(math.log(4))
+    # The count survives the stored state, and answering the topic resets it.
+    stored = LearnerState.from_dict(learner.to_dict())
+    assert learner_model.features(stored.overall, stored.topics["t"], "q") == history
+    model.update(learner, "t", "q", True, learn_item=False)
+    reset = learner_model.features(learner.overall, learner.topics["t"], "q")
+    assert reset[FEATURES.index("topic_gap")] == 0.0
+
+
+def test_parameters_and_states_saved_before_the_topic_gap_still_load():
+    model = hand_model()
+    data = json.loads(model.params.to_json())
+    at = data["features"].index("topic_gap")
+    del data["features"][at], data["weights"][at]
+    old = ModelParams.from_json(json.dumps(data))
+    assert old.weights == model.params.weights  # the gap weighs 0, as it did
+    # A topic state without the mark reads as not answered since the first answer.
+    learner = model.new_learner()
+    for topic in ("t", "u", "u"):
+        model.update(learner, topic, "q", True, learn_item=False)
+    state = learner.topics["t"].to_dict()
+    del state["seen_at"]
+    loaded = learner_model.LearnerTopicState.from_dict(state)
+    assert loaded.seen_at == 0
+    gap = learner_model.features(learner.overall, loaded, "q")[FEATURES.index("topic_gap")]
+    assert gap == pytest.approx(math.log(4))
+
+
 def test_parameters_saved_before_the_streak_terms_still_load():
     model = hand_model()
     data = json.loads(model.params.to_json())
