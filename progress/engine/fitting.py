@@ -31,10 +31,12 @@ from enum import StrEnum
 from operator import mul
 
 from progress.engine.learner_model import (
+    FEATURES,
     N_CONTEXT,
     N_FEATURES,
     N_PATTERNS,
     PROFILE_SIZE,
+    STREAK_FEATURES,
     Answer,
     ItemState,
     LearnerTopicState,
@@ -44,6 +46,7 @@ from progress.engine.learner_model import (
     context,
     features,
     logit_sum,
+    observe_answer,
     profile_prior,
     sigmoid,
 )
@@ -198,8 +201,7 @@ def _encode(
             answer_context = context(overall, state)
             outcome = float(score)  # a partly right answer: a fractional target
             rows.append((item, topic, history, state.last, overall.last, answer_context, outcome))
-            state.observe(item_id, score)
-            overall.observe(None, score)
+            observe_answer(overall, state, item_id, score)
         blocks.append(rows)
     return blocks
 
@@ -744,14 +746,22 @@ def _context_means(
     model: _Weights, blocks: Sequence[list[_Row]], topics: dict[str, int], scale: float
 ) -> dict[str, float]:
     """Per topic, the mean over its training answers of the streak terms: the total pattern's
-    weight and the context terms of the topic and of the question (its weights at `scale`)."""
+    weight, the context terms of the topic and of the question (its weights at `scale`), and
+    the topic gap's term."""
     total_patterns = model.total_patterns
     topic_contexts, item_contexts = model.topic_context, model.item_context
+    # The history weights with all but the topic gap's at 0: its term alone.
+    gap_weights = [
+        weight if name in STREAK_FEATURES else 0.0
+        for name, weight in zip(FEATURES, model.weights, strict=True)
+    ]
     sums = [0.0] * len(topic_contexts)
     counts = [0] * len(topic_contexts)
     for rows in blocks:
-        for item, topic, _history, _pattern, total_pattern, answer_context, _score in rows:
+        for item, topic, history, _pattern, total_pattern, answer_context, _score in rows:
             sums[topic] += logit_sum(
+                weights=gap_weights,
+                history=history,
                 streak_weight=total_patterns[total_pattern],
                 topic_context=topic_contexts[topic],
                 item_context=item_contexts[item],

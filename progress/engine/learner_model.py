@@ -23,7 +23,13 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   weights, as in Pavlik, Cen & Koedinger's PFA, 2009), on this very question (a question seen
   before is easier, or, when it was got wrong, harder), and in total. Added to them: the last
   one to four answers on the topic, and apart the last one to four in all topics, as patterns
-  (the n-gram features of Schmucker et al., JEDM 2022), which see streaks. Recency-weighted
+  (the n-gram features of Schmucker et al., JEDM 2022), which see streaks; and the topic
+  gap, log(1 + answers on other topics since the learner's last answer on this one), a
+  recency without clocks (the public logs have no timestamps): a topic taken up again after a
+  while goes a little worse than the same topic answered right after itself (on ASSISTments
+  2009 it lifted AUC by about 0.0006 and lowered log-loss by 0.0007). Like the streak terms
+  below it says how the very next answer goes, so a prediction for no question in particular
+  takes its mean instead. Recency-weighted
   counts (right and wrong answers decayed at 0.5, 0.8 and 0.95 an answer, as in R-PFA) were
   in the model and were taken out: on the public logs they changed AUC by 0.0001, and
   on simulated learners their fitted weights (negative on recent right answers, likely
@@ -107,7 +113,17 @@ FEATURES = (
     "total_fails",
     "item_wins",  # log(1 + earlier right answers to this very question)
     "item_fails",
+    # log(1 + answers on other topics since the learner's last answer on this one), 0 before
+    # the topic's first answer: how long ago, in answers, the topic was practised.
+    "topic_gap",
 )
+# History features that, like the streak terms, say how the very next answer goes rather than
+# what the learner knows: 0 for a prediction for no question in particular, which takes their
+# mean instead (`ModelParams.context_means`).
+STREAK_FEATURES = frozenset({"topic_gap"})
+# Features added since parameters were first stored: parameters saved without them weigh them
+# 0, and so predict as when they were fitted (see `ModelParams.from_json`).
+_ADDED_FEATURES = frozenset({"topic_gap"})
 # Features of earlier versions, no longer used: parameters saved with them still load (see
 # `ModelParams.from_json`).
 _RETIRED_FEATURES = frozenset(
@@ -233,11 +249,14 @@ class LearnerTopicState:
     fails: float = 0
     # The last answers as a pattern code (see N_PATTERNS).
     last: int = 1
+    # On a topic: the learner's answers in all topics (the overall wins + fails) just after
+    # the latest answer on this one, for the topic gap (see FEATURES; `observe_answer`).
+    seen_at: float = 0
     # Question id -> [right, wrong] answers of this learner to it (on a topic; empty overall).
     items: dict[str, list[float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "ability": self.ability,
             "variance": self.variance,
             "wins": self.wins,
@@ -245,16 +264,22 @@ class LearnerTopicState:
             "last": self.last,
             "items": {item: list(counts) for item, counts in self.items.items()},
         }
+        if self.seen_at:  # never on the overall state: its bytes are kept for the topics
+            data["seen_at"] = self.seen_at
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LearnerTopicState:
         # A state saved by an earlier version may carry "recent" (decayed counts): unused now.
+        # One saved before the topic gap lacks "seen_at": 0 reads as "not since the learner's
+        # first answer", the longest gap, until `rebuild_readiness` recomputes it.
         return cls(
             ability=float(data["ability"]),
             variance=float(data["variance"]),
             wins=_count(data["wins"]),
             fails=_count(data["fails"]),
             last=int(data["last"]),
+            seen_at=_count(data.get("seen_at", 0)),
             items={item: [_count(c) for c in counts] for item, counts in data["items"].items()},
         )
 
@@ -401,12 +426,15 @@ class ModelParams:
         patterns, the context weights and the extra profile dimensions: they count as 0, and
         its shorter patterns are extended by `_padded_patterns`), or by one with the
         recency-weighted counts (their weights are left out, so such parameters predict a
-        little differently from when they were fitted, until the next refit)."""
+        little differently from when they were fitted, until the next refit). Parameters
+        saved before the topic gap (`_ADDED_FEATURES`) weigh it 0: they predict as when they
+        were fitted."""
         data = json.loads(text)
         names = list(data["features"])
-        if set(names) - _RETIRED_FEATURES != set(FEATURES):
+        if set(names) - _RETIRED_FEATURES != set(FEATURES) - (_ADDED_FEATURES - set(names)):
             raise ValueError("these parameters were fitted with another feature set.")
-        stored = dict(zip(names, data["weights"], strict=True))
+        stored = dict.fromkeys(_ADDED_FEATURES, 0.0)
+        stored.update(zip(names, data["weights"], strict=True))
 
         def topic(values: list[float]) -> TopicParams:
             context = [float(w) for w in values[3:]]
@@ -459,6 +487,8 @@ def features(
 ) -> list[float]:
     """The history features in the order of FEATURES, before the answer is counted."""
     counts = topic.items.get(item_id) if item_id is not None else None
+    # The topic gap: for no question in particular (STREAK_FEATURES), 0.
+    seen = item_id is not None and (topic.wins or topic.fails)
     return [
         _phi(topic.wins),
         _phi(topic.fails),
@@ -466,7 +496,18 @@ def features(
         _phi(overall.fails),
         _phi(counts[0]) if counts else 0.0,
         _phi(counts[1]) if counts else 0.0,
+        _phi(overall.wins + overall.fails - topic.seen_at) if seen else 0.0,
     ]
+
+
+def observe_answer(
+    overall: LearnerTopicState, topic: LearnerTopicState, item_id: str | None, score: float
+) -> None:
+    """Count an answer on the topic and overall, and mark when the topic was last answered
+    (for the topic gap): the model's update and the fitter's replays both count through here."""
+    topic.observe(item_id, score)
+    overall.observe(None, score)
+    topic.seen_at = overall.wins + overall.fails
 
 
 def context(overall: LearnerTopicState, topic: LearnerTopicState) -> tuple[float, ...]:
@@ -726,8 +767,7 @@ class ReadinessModel:
                 gain = profile_variance[k] * item_profile[k]
                 learner_profile[k] += gain * surprise
                 profile_variance[k] -= gain * gain * answer_information / denominator
-        topic.observe(item_id, score)
-        overall.observe(None, score)
+        observe_answer(overall, topic, item_id, score)
         return logit
 
 
