@@ -199,8 +199,8 @@ def fill_keys(root: Element, interactions: list[Element]) -> list[str]:
     """Writes the key that the response processing holds in the simple pattern as the
     correct response of each interaction's declaration that has none; the notes to report."""
     processing = _processing(root)
-    if processing is None:
-        return []
+    if processing is None or not keyless(root, interactions):
+        return []  # every key declared (as in most items): nothing to look for
     declarations = _declarations(root)
     keys, understood, containers = _simple_keys(root, processing)
     notes = []
