@@ -30,8 +30,9 @@ Steps, for a seed:
    each topic gets.
 3. On the exam date both sit one mock exam under the true model: per topic the same order of
    questions (those not practised first) and the same uniform draw per question slot. Each
-   twin's chance of passing that mock under the true model, given its state on the exam date,
-   is computed too (`_true_chance`: the mock's luck averaged out).
+   twin's chance of passing under the true model, given its state on the exam date, is
+   computed too (`_true_chance`: an exam of fresh questions drawn like the bank's, the luck
+   of the mock and of which questions practice left unpractised averaged out).
 
 Figures. The day-0 projection of the plan (`pass_on_exam_day` and its 80% range) is scored
 against the plan twin's mock: Brier, ECE (10 bins, `evaluation.ece`) and the share of scores
@@ -41,9 +42,10 @@ expectation) is the floor for this population and horizon: what is left is the l
 month's answers and of the mock. The pass rates are those of the mocks sat. The gain of the
 plan is the mean of the paired differences of the twins' chances of passing (plan minus
 even), with a 95% normal interval: it estimates the same difference of pass rates as the mocks
-do (a chance is the expected pass of its mock), without the luck of one mock each, which is
-far larger than what practice can change. (With the mocks alone the interval of a difference
-of half a point needs tens of thousands of pairs; the mocks' interval is printed too.)
+do (a chance is, averaged over the practice's picks of questions, the expected pass of its
+mock), without the luck of one mock each, which is far larger than what practice can change.
+(With the mocks alone the interval of a difference of half a point needs tens of thousands of
+pairs; the mocks' interval is printed too.)
 
 What the plan can gain. With the fitted gain the learning curve is logarithmic: a topic
 already answered w times gains win / (1 + w) a right answer, so after a history of 100 to 300
@@ -76,20 +78,21 @@ Defaults, argued before the runs that report them:
   learners: its day-0 readiness was off the truth by up to 1.6 points, and the fit's
   parameters swung from seed to seed.) The fit (about 200,000 answers) takes 19 to 22 s of
   the command's 90 to 115 s of CPU at the defaults;
-- 1,000 pairs: the interval of a gain of half a point of pass rate, with the standard
-  deviation of the paired chances (about 0.03), is then about +-0.2 points.
+- 1,000 pairs: with the standard deviation of the paired chances (0.007 to 0.012 since the
+  chances are taken on exams drawn like the bank, about 0.03 when they were taken on the
+  pool left unpractised), the interval of the gain is then +-0.04 to +-0.08 points.
 
 Measured at the defaults (seeds 0, 1, 2; docs/readiness.md has the table): pass rates in the
-mocks sat, plan / even, 0.596 / 0.586, 0.730 / 0.726 and 0.570 / 0.561 (the mocks' intervals
-all include 0); gain in the chance of passing +0.0050, +0.0022 and +0.0022, each 95% interval
-above 0 (lowest bound +0.0003); projection Brier 0.0553, 0.0568 and 0.0579 (oracle 0.028 to
-0.035), ECE 0.009 to 0.024, range coverage 0.812, 0.823 and 0.814. The Brier score is above
-its 0.05 target on every seed, and no day-0 projection can bring it there: a Bayes projection
-that knows the true model and sees only the day-0 answers (a check run outside this module)
-scores 0.053 to 0.059. What is left is how well 100 to 300 answers place a learner near the
-pass mark, the luck of the month's practice and that of one mock. (The model's day-0
-estimates were compressed towards the middle until the learner model's recency-weighted
-counts were taken out; docs/readiness.md has the measurements.)
+mocks sat, plan / even, 0.594 / 0.586, 0.730 / 0.726 and 0.571 / 0.561 (the mocks' intervals
+all include 0); gain in the chance of passing +0.0049, +0.0027 and +0.0028, each 95% interval
+above 0 (lowest bound +0.0023); projection Brier 0.0530, 0.0543 and 0.0603 (oracle 0.028 to
+0.035), ECE 0.019 to 0.026, range coverage 0.811, 0.808 and 0.819. No day-0 projection can
+bring the Brier score much lower: a Bayes projection that knows the true model and sees only
+the day-0 answers (a check run outside this module) scores 0.053 to 0.059. What is left is
+how well 100 to 300 answers place a learner near the pass mark, the luck of the month's
+practice and that of one mock. (The model's day-0 estimates were compressed towards the
+middle until the learner model's recency-weighted counts were taken out; docs/readiness.md
+has the measurements.)
 """
 
 from __future__ import annotations
@@ -112,8 +115,10 @@ MIN_TRAIN_LEARNERS = 50
 
 # What plan_gain and plan_gain_ci95 measure, printed with them so the JSON says it itself.
 GAIN_BASIS = (
-    "paired difference plan - even of the twins' exact chances of passing the mock under the "
-    "true model (the mock's luck averaged out); mock_gain_ci95 is that of the mocks sat"
+    "paired difference plan - even of the twins' exact chances of passing, under the true "
+    "model, an exam of fresh questions drawn like the bank's (the luck of the mock and of "
+    "which questions practice left unpractised averaged out); mock_gain_ci95 is that of the "
+    "mocks sat"
 )
 
 
@@ -429,23 +434,25 @@ def _chance(exam: _Exam, means: list[float], need: int) -> float:
 
 
 def _true_chance(exam: _Exam, twin: _Twin, gain: LearningGain, need: int) -> float:
-    """P(pass) of the mock exam of `_mock` under the true model, given the twin's state: per
-    topic the mean P(correct) of the questions the mock draws from (those not practised, at
-    random; the practised ones fill in when too few are left). The mock's luck averaged out,
-    so comparing two twins' chances shows what their practice did, without the noise of one
-    sitting each (the mean of the chances estimates the same pass rate as the mocks do)."""
+    """P(pass) under the true model, given the twin's state, of an exam of questions the
+    learner meets fresh, drawn like the bank's (the real exam has other questions): per topic
+    the mean P(correct) over all its questions, the count binomial. The true model has no
+    memory of a question, so a practised one is as likely right as a fresh one of the same
+    difficulty; which questions are left unpractised is the luck of the practice's picks.
+
+    The mock sat (`_mock`) draws the questions not practised first, so its pool's mean
+    difficulty is that luck: a different pool for each twin, whatever the plan. Averaged
+    over the picks it is the bank's mean, so this chance estimates the same pass rate as the
+    mocks do (up to a second-order term, the chance not being linear in the pool's mean),
+    without that luck or the mock's own. Taken over the pool left (as an earlier version
+    did), the paired difference spread 2.4 times as much (0.031 against 0.013 a pair, 300
+    pairs of seed 0)."""
     means = []
-    for topic, drawn in enumerate(exam.drawn):
-        seen = twin.seen[topic]
-        fresh = [i for i in exam.items[topic] if i not in seen]
-        used = [i for i in exam.items[topic] if i in seen]
-        p_fresh = [twin.learner.probability(exam, topic, i, gain) for i in fresh]
-        if len(fresh) >= drawn:
-            means.append(sum(p_fresh) / len(fresh) if fresh else 0.0)
-        else:
-            p_used = [twin.learner.probability(exam, topic, i, gain) for i in used]
-            filler = (drawn - len(fresh)) * sum(p_used) / len(p_used)
-            means.append((sum(p_fresh) + filler) / drawn)
+    for topic in range(len(exam.drawn)):
+        items = exam.items[topic]
+        means.append(
+            sum(twin.learner.probability(exam, topic, i, gain) for i in items) / len(items)
+        )
     return _chance(exam, means, need)
 
 
