@@ -237,3 +237,19 @@ def test_only_curators_see_the_bank_checks(client):
 
     client.force_login(UserFactory())
     assert client.get(reverse("admin:questions_question_lint")).status_code == 302
+
+
+@pytest.mark.django_db
+def test_the_flags_of_many_exams_are_kept_under_a_key_any_cache_takes(django_assert_num_queries):
+    from django.core.cache import cache
+
+    from questions.lint.panel import summary
+
+    cache.clear()
+    exams = [ExamFactory(slug=f"exam-{n}") for n in range(120)]
+    QuestionFactory(topic=TopicFactory(exam=exams[0]), stem="Which is right?")
+    # A warning is an error here: a key over memcached's 250 characters would fail the test.
+    first = summary(exams)
+    with django_assert_num_queries(1):  # from the cache: only what the flags depend on
+        again = summary(exams)
+    assert again.flags == first.flags
