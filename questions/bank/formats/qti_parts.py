@@ -276,6 +276,21 @@ def _within(response: str, tolerance: Any, *, absolute: bool = False) -> Element
     """The number given is the right one within the tolerance, both ends included. Beside
     other right numbers even a tolerance of 0 is written out: a reader taking the first
     tolerance it finds takes this one's."""
+    equal = _equal(response, tolerance, absolute=absolute)
+    SubElement(equal, "qti-correct", {"identifier": response})
+    return equal
+
+
+def _near(response: str, number: Any, tolerance: Any) -> Element:
+    """The number given is `number` within `tolerance`, both ends included."""
+    equal = _equal(response, tolerance)
+    base_value(equal, "float", _number(number))
+    return equal
+
+
+def _equal(response: str, tolerance: Any, *, absolute: bool = False) -> Element:
+    """A `qti-equal` of the response with what the caller adds: an absolute tolerance on
+    both sides when there is one (or `absolute` asks for it even at 0), else exact."""
     if Decimal(str(tolerance)) or absolute:
         both = _number(tolerance)
         attributes = {"tolerance-mode": "absolute", "tolerance": f"{both} {both}"}
@@ -283,20 +298,6 @@ def _within(response: str, tolerance: Any, *, absolute: bool = False) -> Element
         attributes = {"tolerance-mode": "exact"}
     equal = Element("qti-equal", attributes)
     variable(equal, response)
-    SubElement(equal, "qti-correct", {"identifier": response})
-    return equal
-
-
-def _near(response: str, number: Any, tolerance: Any) -> Element:
-    """The number given is `number` within `tolerance`, both ends included."""
-    if Decimal(str(tolerance)):
-        both = _number(tolerance)
-        attributes = {"tolerance-mode": "absolute", "tolerance": f"{both} {both}"}
-    else:
-        attributes = {"tolerance-mode": "exact"}
-    equal = Element("qti-equal", attributes)
-    variable(equal, response)
-    base_value(equal, "float", _number(number))
     return equal
 
 
