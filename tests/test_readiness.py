@@ -423,6 +423,27 @@ def test_fit_learns_and_is_deterministic():
     assert again.scores == first.scores
 
 
+def test_the_model_shipped_is_fitted_on_the_held_out_learners_too():
+    # The held-out learners choose the passes, the filter and the scaling; then the model is
+    # fitted again on every learner. A question only a held-out learner answered is then a
+    # fitted question, not an average one: each learner here answers one of their own, which
+    # the learner gets wrong and which is hard, besides the shared ones.
+    log = synthetic_log(random.Random(5), learners=60, answers=30)
+    sequences = [
+        [*answers, Answer(f"own-{learner}", "s0", False)]
+        for learner, answers in enumerate(log.values())
+    ]
+    model, report = fitting.fit(sequences)
+    assert report.holdout_learners == 12
+    assert report.refit_passes == report.epochs >= 1
+    own = {item: state for item, state in model.params.items.items() if item.startswith("own")}
+    assert len(own) == 60  # the 12 held-out learners' questions included
+    assert all(state.answers == 1 and state.difficulty > 0 for state in own.values())
+    # Without held-out learners there is nothing to refit with: one fit, on all of them.
+    _, small = fitting.fit(sequences[:20])
+    assert (small.holdout_learners, small.refit_passes) == (0, 0)
+
+
 def test_a_small_log_keeps_the_set_context_factor_a_big_one_chooses_it():
     # Below FitConfig.tune_context_from answers the questions' own context weights enter at
     # the factor set for every log; from it on, the fit chooses the factor on its held-out

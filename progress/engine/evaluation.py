@@ -341,7 +341,7 @@ class Evaluation:
             (
                 "fitted",
                 f"{report.epochs} of {report.passes} pass{'' if report.passes == 1 else 'es'} "
-                f"kept{sample}; {report.stop}; "
+                f"kept{sample}; {report.stop}; {_refit(report)}"
                 f"filter {settings}; "
                 f"Platt slope {report.slope:.3f}, intercept {report.intercept:+.3f}",
             ),
@@ -365,6 +365,13 @@ class Evaluation:
                 f"other: the {other.n:,} others"
             )
         return lines
+
+
+def _refit(report: fitting.FitReport) -> str:
+    if not report.refit_passes:
+        return ""
+    passes = report.refit_passes
+    return f"refitted on every train learner in {passes} pass{'' if passes == 1 else 'es'}; "
 
 
 def evaluate(

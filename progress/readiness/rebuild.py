@@ -118,10 +118,18 @@ def fit_on_attempts(
         last_attempt_id=last_id,
         summary=(
             f"fitted on {answers:,} answers of {learner_count:,} learners, {report.epochs} of "
-            f"{report.passes} passes kept ({report.stop}); {_context_factor(report)}"
+            f"{report.passes} passes kept ({report.stop}){_refit(report)}; "
+            f"{_context_factor(report)}"
         ),
     )
     return fit, report, ""
+
+
+def _refit(report: fitting.FitReport) -> str:
+    """The passes of the fit kept, on every learner (none without held-out learners)."""
+    if not report.refit_passes:
+        return ""
+    return f", then refitted on every learner in {report.refit_passes}"
 
 
 def _context_factor(report: fitting.FitReport) -> str:
