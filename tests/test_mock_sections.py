@@ -72,6 +72,16 @@ def save_and_follow(client, mock, number):
     return client.get(response.url)
 
 
+def move_on(client, mock, number):
+    """The move-on page's button: the POST that moves the sitting on to question `number`."""
+    return client.post(reverse("mock_move_on", args=[mock.code, number]))
+
+
+def window(mock):
+    mock.refresh_from_db()
+    return (mock.section_at, mock.open_from, mock.open_to)
+
+
 def chosen(mock, number):
     return MockItem.objects.get(mock=mock, position=number - 1).chosen_keys
 
@@ -129,10 +139,26 @@ def test_moving_into_a_section_that_follows_one_that_does_not_lock_needs_no_warn
 
 def test_jumping_two_sections_ahead_enters_the_next_one_only(client, learner, exam):
     mock = start(client, exam)
-    response = client.get(item_url(mock, 6))
+    response = move_on(client, mock, 6)
     assert response.url == item_url(mock, 3)  # section 2's first: it locks, so 6 waits
-    mock.refresh_from_db()
-    assert (mock.section_at, mock.open_from, mock.open_to) == (1, 0, 4)
+    assert window(mock) == (1, 0, 4)
+
+
+def test_opening_the_next_section_asks_first_and_moves_nothing(client, learner, exam):
+    # A GET (a link prefetched, an address typed, a page reloaded) never moves the sitting:
+    # the question ahead says what moving on does and offers the button that does it.
+    mock = start(client, exam)
+    page = client.get(item_url(mock, 3))
+    assert page.status_code == 200
+    assert "Move on to question 3?" in page.text
+    assert "Question 3 begins section 2: Select all." in page.text
+    assert "stem" not in page.text  # not the question itself
+    assert window(mock) == (0, 0, 2)
+    assert client.get(reverse("mock_move_on", args=[mock.code, 3])).status_code == 405
+    assert window(mock) == (0, 0, 2)
+    assert move_on(client, mock, 3).url == item_url(mock, 3)
+    assert window(mock) == (1, 0, 4)
+    assert client.get(item_url(mock, 3)).status_code == 200
 
 
 def test_leaving_a_locking_section_asks_first_then_closes_it(client, learner, exam):
@@ -140,9 +166,8 @@ def test_leaving_a_locking_section_asks_first_then_closes_it(client, learner, ex
     save_and_follow(client, mock, 2)
     save_and_follow(client, mock, 3)
     response = save(client, mock, 4)  # "Save and finish the section"
-    assert response.url == item_url(mock, 5)
-    warning = client.get(item_url(mock, 5))
-    assert warning.url == finish_url(mock, 2)
+    assert response.url == finish_url(mock, 2)
+    assert client.get(item_url(mock, 5)).url == finish_url(mock, 2)  # asked for directly
     page = client.get(finish_url(mock, 2)).text
     assert "You cannot come back to this section." in page
     assert "Every question of this section has an answer." in page
@@ -177,15 +202,17 @@ def test_a_finished_section_is_closed_on_the_server(client, learner, exam):
 
 def test_questions_beyond_a_locking_section_cannot_be_answered_early(client, learner, exam):
     mock = start(client, exam)
-    client.get(item_url(mock, 3))  # into section 2, which locks
+    move_on(client, mock, 3)  # into section 2, which locks
     assert save(client, mock, 5).status_code == 403
     assert chosen(mock, 5) == []
     assert client.get(item_url(mock, 6)).url == finish_url(mock, 2)
+    assert move_on(client, mock, 6).url == finish_url(mock, 2)  # the POST, as the GET
+    assert window(mock) == (1, 0, 4)
 
 
 def test_a_stale_finish_changes_nothing(client, learner, exam):
     mock = start(client, exam)
-    client.get(item_url(mock, 3))
+    move_on(client, mock, 3)
     client.post(finish_url(mock, 2))
     response = client.post(finish_url(mock, 2))  # sent again, from another tab
     assert response.url == reverse("mock_resume", args=[mock.code])
@@ -196,7 +223,7 @@ def test_a_stale_finish_changes_nothing(client, learner, exam):
 def test_the_review_screen_shows_the_sections(client, learner, exam):
     mock = start(client, exam)
     save(client, mock, 1)
-    client.get(item_url(mock, 3))
+    move_on(client, mock, 3)
     client.post(finish_url(mock, 2))
     page = client.get(reverse("mock_submit", args=[mock.code])).text
     assert "1. Single answers" in page
@@ -238,9 +265,10 @@ def test_a_section_with_its_own_minutes_closes_when_they_run_out(client, learner
 def test_leaving_a_timed_section_warns_too(client, learner, exam):
     MockSection.objects.filter(exam=exam, position=0).update(minutes=10)
     mock = start(client, exam)
-    assert save(client, mock, 2).url == item_url(mock, 3)
+    assert save(client, mock, 2).url == finish_url(mock, 1)
     assert client.get(item_url(mock, 3)).url == finish_url(mock, 1)
     assert "Its time is its own" in client.get(finish_url(mock, 1)).text
+    assert window(mock) == (0, 0, 2)
 
 
 def test_a_last_section_running_out_submits_the_exam(client, learner, exam):
@@ -279,6 +307,35 @@ def test_forward_only_never_goes_back(client, learner, ccna):
     assert "forward-only" in refused.text
     assert save(client, mock, 1).status_code == 403
     assert chosen(mock, 1) == before
+
+
+def test_forward_only_moves_on_only_when_the_learner_does(client, learner, ccna):
+    mock = start(client, ccna)
+    # The next question asked for by a GET: a page that asks first, and the sitting stays.
+    page = client.get(item_url(mock, 2))
+    assert page.status_code == 200
+    assert "you cannot come back to question 1" in page.text
+    assert window(mock) == (0, 0, 1)
+    assert client.get(item_url(mock, 1)).status_code == 200  # still open
+    assert move_on(client, mock, 2).url == item_url(mock, 2)
+    assert window(mock) == (0, 1, 2)
+    assert client.get(item_url(mock, 1)).status_code == 403
+    # Sent again (a double click, another tab): no second step.
+    assert move_on(client, mock, 2).url == item_url(mock, 2)
+    assert move_on(client, mock, 4).url == item_url(mock, 2)  # no skipping ahead either
+    assert window(mock) == (0, 1, 2)
+
+
+def test_only_the_learner_moves_their_sitting_on(client, learner, ccna):
+    mock = start(client, ccna)
+    client.force_login(StaffFactory())
+    assert move_on(client, mock, 2).status_code == 404
+    assert window(mock) == (0, 0, 1)
+    client.force_login(learner)
+    assert move_on(client, mock, 9).status_code == 404  # no such question
+    client.post(reverse("mock_submit", args=[mock.code]))
+    assert move_on(client, mock, 2).status_code == 409  # submitted: nothing moves
+    assert window(mock) == (0, 0, 1)
 
 
 def test_forward_only_does_not_skip_ahead(client, learner, ccna):
@@ -337,6 +394,25 @@ def test_saving_costs_the_same_queries_whatever_the_sections(
             save(client, mock, 2, keys=keys, HTTP_HX_REQUEST="true")
         with django_assert_num_queries(3):  # session with user, item, navigator
             client.get(item_url(mock, 2))
+        client.post(reverse("mock_submit", args=[mock.code]))
+
+
+def test_moving_on_costs_the_same_queries_whatever_the_length(
+    client, learner, django_assert_num_queries
+):
+    for count in (4, 12):
+        exam = ExamFactory(
+            mock_question_count=count, mock_duration_minutes=30, mock_pass_percent=70,
+            forward_only=True,
+        )  # fmt: skip
+        QuestionFactory.create_batch(count, topic=TopicFactory(exam=exam, weight=100))
+        mock = start(client, exam)
+        client.get(item_url(mock, 1))
+        keys = right_keys(mock, 1)
+        # session with user; the checked update; the sitting read and its checked step
+        with django_assert_num_queries(4):
+            assert save(client, mock, 1, keys=keys).url == item_url(mock, 2)
+        assert window(mock) == (0, 1, 2)
         client.post(reverse("mock_submit", args=[mock.code]))
 
 

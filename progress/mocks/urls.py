@@ -16,4 +16,5 @@ urlpatterns = [
         name="mock_finish_section",
     ),
     path("mocks/<str:code>/<int:number>/", views.mock_item, name="mock_item"),
+    path("mocks/<str:code>/<int:number>/move-on/", views.mock_move_on, name="mock_move_on"),
 ]

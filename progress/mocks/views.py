@@ -27,6 +27,7 @@ from progress.mocks.draw import plan_mock
 from progress.mocks.forms import MockAnswerForm
 from progress.mocks.middleware import DEADLINE_SESSION_KEY, SITTING_SESSION_KEY
 from progress.mocks.models import MockExam, MockItem, seconds_until
+from progress.mocks.moving import go_towards, may_move, sitting_shape, way_ahead
 from progress.mocks.report import report_context
 from progress.mocks.sections import section_index
 from progress.practice.models import Quiz, Selection
@@ -86,6 +87,7 @@ def remember_sitting(request: HttpRequest, mock: MockExam) -> None:
         "code": mock.code,
         "count": mock.question_count,
         "uids": list(uids),
+        **sitting_shape(mock),
     }
 
 
@@ -161,8 +163,9 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
             # The page's offline worker keeping the sitting's pages, not the learner moving:
             # a question ahead is not kept, and the sitting does not move on for it.
             return HttpResponse(status=204)
-        if moved := _move_towards(mock, item.position):
-            return moved
+        # Only a POST moves the sitting on (progress/mocks/moving.py): asked for by a GET,
+        # the question ahead is where the learner may go next, and the page asks first.
+        return way_ahead(mock, item.position) or _move_on_page(request, mock, number)
     if item.question is not None and not item.question.is_published:
         # Sent back to review during the sitting: not shown, nothing saved, not scored.
         status = 410 if request.method == "POST" else 200
@@ -185,7 +188,9 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
         # Serialised with the submission on the sitting's row (see item_query.save_answer).
         seq = form.cleaned_data["seq"]
         if item.answer_seq >= seq:  # sent again, or sent late after a later save
-            return _after_save(request, mock.code, mock.question_count, mock.pk, number, form, item)
+            return _after_save(
+                request, mock.code, mock.question_count, mock.pk, number, form, item, mock=mock
+            )
         if not item_query.save_answer(item, chosen, flagged=flagged, seq=seq):
             mock.refresh_from_db()
             if mock.is_submitted or mock.time_is_up:
@@ -194,8 +199,12 @@ def mock_item(request: AuthenticatedHttpRequest, code: str, number: int) -> Http
                 return _time_up_response(request, mock)
             # A later save landed since the item was read: the stored answer stands.
             kept = MockItem.objects.get(pk=item.pk)
-            return _after_save(request, mock.code, mock.question_count, mock.pk, number, form, kept)
-        return _after_save(request, mock.code, mock.question_count, mock.pk, number, form)
+            return _after_save(
+                request, mock.code, mock.question_count, mock.pk, number, form, kept, mock=mock
+            )
+        return _after_save(
+            request, mock.code, mock.question_count, mock.pk, number, form, mock=mock
+        )
     if request.session.get(SITTING_SESSION_KEY, {}).get("code") != mock.code:
         remember_sitting(request, mock)  # opened from another session: saves go short next
     return _render_mock_item(
@@ -223,25 +232,33 @@ def _closed_response(request: HtmxHttpRequest, mock: MockExam, number: int) -> H
     return TemplateResponse(request, "progress/mocks/closed_item.html", context, status=403)
 
 
-def _move_towards(mock: MockExam, position: int) -> HttpResponse | None:
-    """A GET of a question ahead of the window: forward-only, the next question moves the
-    sitting on to it; the first of the next section enters it, unless the section being
-    left closes, when the learner is first asked to finish it (mock_finish_section). None
-    when the question is open now; else where to go instead."""
-    section = mock.current_section
-    current = reverse("mock_item", args=[mock.code, mock.open_from + 1])
-    if mock.forward_only and position != mock.open_from + 1:
-        return redirect(current)  # forward-only does not skip ahead either
-    if position < section.end:
-        return None if mock.forward_only and mock.step_to(position) else redirect(current)
-    if section.closes:
-        return redirect(reverse("mock_finish_section", args=[mock.code, mock.section_at + 1]))
-    mock.enter_next_section()
-    if mock.is_open(position):
-        return None
-    # Further on than the section entered: its first question (one section at a time).
-    first = max(mock.open_from, mock.current_section.first)
-    return redirect(reverse("mock_item", args=[mock.code, first + 1]))
+def _move_on_page(request: HttpRequest, mock: MockExam, number: int) -> HttpResponse:
+    """The question ahead that the learner may move on to, asked for by a GET: what moving
+    on does, and the button that does it (mock_move_on). Nothing moves before the POST."""
+    sections = mock.sitting_sections
+    entering = number - 1 >= mock.current_section.end
+    context = {
+        "mock": mock,
+        "number": number,
+        "current": mock.open_from + 1,
+        "next_section": sections[mock.section_at + 1] if entering else None,
+        **_timer(mock),
+    }
+    return TemplateResponse(request, "progress/mocks/move_on.html", context)
+
+
+@require_POST
+@login_required
+def mock_move_on(request: AuthenticatedHttpRequest, code: str, number: int) -> HttpResponse:
+    """Move the sitting on to question `number`: the next one of a forward-only exam, or
+    the first of the next section (progress/mocks/moving.py); else go where the sitting is."""
+    mock = _get_mock_for_learner(request, code)
+    if mock.is_submitted:
+        return _time_up_response(request, mock)
+    if not 1 <= number <= mock.question_count:
+        raise Http404("No such mock exam question")
+    moved = go_towards(mock, number - 1)
+    return moved or redirect(reverse("mock_item", args=[mock.code, number]))
 
 
 def _save_known_item(
@@ -285,6 +302,7 @@ def _after_save(
     number: int,
     form: MockAnswerForm,
     kept: MockItem | None = None,
+    mock: MockExam | None = None,
 ) -> HttpResponse:
     """Where a saved answer leaves the learner: with htmx (a ticked option, the flag, or a
     save the page sends itself) the page stays, and only what the save changes is sent: the
@@ -322,7 +340,18 @@ def _after_save(
     target = named[go] if go in named else int(go)
     if target > count:
         return redirect(reverse("mock_submit", args=[code]))
-    return redirect(reverse("mock_item", args=[code, max(target, 1)]))
+    target = max(target, 1)
+    sitting = request.session.get(SITTING_SESSION_KEY)
+    if mock is None and sitting and sitting.get("code") == code:
+        # Read the sitting only when the session's copy of its shape says going on might
+        # move it: most saves go where the window is open already.
+        if may_move(sitting, number, target):
+            mock = MockExam.objects.get(pk=mock_id)
+    elif mock is None:
+        mock = MockExam.objects.get(pk=mock_id)
+    if mock is not None and (moved := go_towards(mock, target - 1)):
+        return moved
+    return redirect(reverse("mock_item", args=[code, target]))
 
 
 def _navigator(mock: MockExam) -> list[dict[str, Any]]:

@@ -169,10 +169,10 @@ def site():
     # A forward-only exam's sitting moved on from its first question, which is now closed.
     onward = TopicFactory(
         title="Forward-only", weight=100,
-        exam__mock_question_count=2, exam__mock_duration_minutes=10,
+        exam__mock_question_count=3, exam__mock_duration_minutes=10,
         exam__mock_pass_percent=70, exam__forward_only=True,
     )  # fmt: skip
-    QuestionFactory.create_batch(2, topic=onward)
+    QuestionFactory.create_batch(3, topic=onward)
     forward = MockExam.objects.start(learner=learner, exam=onward.exam)
     forward.step_to(1)
     call_command("compute_item_statistics", verbosity=0)
@@ -303,6 +303,8 @@ def learner_pages(site) -> list[Visit]:
         # The demo's CSA exam has sections: its case study, first, locks.
         Visit("mock finish section", reverse("mock_finish_section", args=[sitting.code, 1])),
         Visit("mock question closed", reverse("mock_item", args=[site["forward"].code, 1])),
+        # The next question asked for by a GET: the page that asks before moving on.
+        Visit("mock move on", reverse("mock_item", args=[site["forward"].code, 3])),
         Visit("mock report", reverse("mock_report", args=[mock.code])),
         Visit("mock review", reverse("mock_review", args=[mock.code]) + "?show=all"),
         Visit("report a problem", reverse("report_problem", args=[question.uid])),

@@ -114,6 +114,18 @@ def test_a_forward_only_sitting_has_no_way_back(page):
     page.go_back()
     expect(page.get_by_role("heading", name="Question 1 is closed")).to_be_visible()
     expect(page.get_by_text("This exam is forward-only")).to_be_visible()
+    # The next question opened by its address (a bookmark, a link prefetched): the sitting
+    # stays on question 2 until the learner chooses to move on.
+    mock = MockExam.objects.get()
+    page.goto(f"/progress/mocks/{mock.code}/3/")
+    expect(page.get_by_role("heading", name="Move on to question 3?")).to_be_visible()
+    page.get_by_role("link", name="Back to question 2").click()
+    expect(page.get_by_text("Question 2 of")).to_be_visible()
+    page.goto(f"/progress/mocks/{mock.code}/3/")
+    page.get_by_role("button", name="Move on to question 3").press("Enter")
+    expect(page.get_by_text("Question 3 of")).to_be_visible()
+    mock.refresh_from_db()
+    assert mock.open_from == 2
 
 
 def test_a_sections_own_time_running_out_moves_the_learner_on(page):
