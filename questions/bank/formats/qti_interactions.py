@@ -29,7 +29,7 @@ from itertools import pairwise
 from typing import Protocol
 from xml.etree.ElementTree import Element
 
-from questions.bank.formats import qti_typed
+from questions.bank.formats import qti_compare, qti_typed
 from questions.bank.formats.foreign import (
     ForeignBlank,
     ForeignGap,
@@ -641,12 +641,26 @@ def _entry_blank(
         if not numbers or None in numbers:
             raise _Refusal(f"{name} needs a right number")
         right, others = numbers[0], [(n, Decimal(0)) for n in numbers[1:] if n is not None]
-        tolerance = abs(parse_number(_tolerance(root) or "0") or Decimal(0))
-        if tolerance:
-            notes.append(
-                f"{name}: the tolerance {number_text(tolerance)} is read from its response "
-                "processing"
+        assert right is not None
+        comparison = qti_compare.comparison_of(root, attribute(interaction, "responseIdentifier"))
+        try:
+            band = qti_compare.band(comparison, float(right)) if comparison is not None else None
+        except qti_compare.CompareError as error:
+            raise _Refusal(f"{name}: {error}") from None
+        if band is not None:
+            # This response's own comparison: within a tolerance, or rounded.
+            right, tolerance = (
+                qti_compare.as_decimal(band.number),
+                qti_compare.as_decimal(band.tolerance),
             )
+            notes.append(f"{name}: {band.note}")
+        else:
+            tolerance = abs(parse_number(_tolerance(root) or "0") or Decimal(0))
+            if tolerance:
+                notes.append(
+                    f"{name}: the tolerance {number_text(tolerance)} is read from its response "
+                    "processing"
+                )
         more = tuple(qti_typed.more_ranges(root, attribute(interaction, "responseIdentifier")))
         more = more or tuple(others)
         return ForeignBlank(label, number=right, tolerance=tolerance, more_numbers=more)

@@ -39,6 +39,7 @@ from questions.bank.formats.foreign import (
     Skipped,
     parse_number,
 )
+from questions.bank.formats.qti_compare import CompareError, rounded
 from questions.bank.formats.qti_expressions import bounds, evaluate, run
 from questions.bank.formats.qti_names import attribute, name_of
 from questions.bank.formats.qti_printed import formatted, listed, plain, printed
@@ -51,7 +52,6 @@ from questions.bank.formats.qti_values import (
     declarations,
     is_number,
     parse_value,
-    round_to,
 )
 
 Parsed = ForeignQuestion | Skipped | ParseError
@@ -373,23 +373,12 @@ def _numeric_key(
     number = float(value)  # type: ignore[arg-type]
     tolerance, note = 0.0, ""
     if comparison is not None and name_of(comparison) == "equalRounded":
-        written = attribute(comparison, "figures").strip()
-        if not written.isdecimal() or not 0 <= int(written) <= 15:
-            raise TemplateError(f"its response processing rounds to {written[:20]!r} figures")
-        figures = int(written)
         mode = attribute(comparison, "roundingMode", "significantFigures").strip()
-        number = round_to(number, figures, mode)
-        if mode == "decimalPlaces":
-            tolerance = 0.5 * 10.0**-figures
-            said = f"{figures} decimal places"
-        else:
-            exponent = math.floor(math.log10(abs(number))) if number else 0
-            tolerance = 0.5 * 10.0 ** (exponent - figures + 1)
-            said = f"{figures} significant figures"
-        note = (
-            f"its response processing takes an answer that rounds to {plain(number)} at "
-            f"{said}: ± {plain(tolerance)} here (the upper end, which rounds up, is accepted too)"
-        )
+        try:
+            band = rounded(number, attribute(comparison, "figures"), mode)
+        except CompareError as error:
+            raise TemplateError(str(error)) from None
+        number, tolerance, note = band.number, band.tolerance, band.note
     elif comparison is not None and name_of(comparison) == "equal":
         mode = attribute(comparison, "toleranceMode", "exact").strip()
         if mode in ("absolute", "relative"):
