@@ -193,6 +193,18 @@ def test_inline_feedback_is_the_rationale_and_several_modal_feedbacks_join(capsy
     )
 
 
+def test_untitled_feedbacks_stay_paragraphs_of_their_own(capsys, exam, tmp_path):
+    # Modal feedback written as bare text, without a title: each its own paragraph in the
+    # explanation, not one run of words ("...8.Not UDP.").
+    extra = """<qti-modal-feedback outcome-identifier="F" identifier="x" show-hide="show"
+ >ICMP type 8.</qti-modal-feedback><qti-modal-feedback outcome-identifier="F"
+ identifier="y" show-hide="show">Not <em>UDP</em>.</qti-modal-feedback>"""
+    path = write(tmp_path, "ping.xml", item("ping", CHOICE, extra=extra))
+    run(capsys, path, "--exam", exam.slug)
+    explanation = Question.objects.get().explanation
+    assert explanation.strip() == "<p>ICMP type 8.</p><p>Not <em>UDP</em>.</p>"
+
+
 def test_true_false_is_a_two_choice_question(capsys, exam, tmp_path):
     path = write(tmp_path, "tf.xml", item("tf", CHOICE, correct="B"))
     run(capsys, path, "--exam", exam.slug)

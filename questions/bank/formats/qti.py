@@ -429,6 +429,7 @@ def _mapped_values(declaration: Element) -> list[str]:
 
 
 _TAG_OR_SPACE = re.compile(r"<[^>]*>|\s")
+_BLOCK = re.compile(r"<(?:p|div|ul|ol|table|pre|blockquote|h[1-6])[\s>]", re.IGNORECASE)
 
 
 def _explanation(root: Element, body: Element, out: _Html, rationales: set[int]) -> str:
@@ -449,7 +450,9 @@ def _explanation(root: Element, body: Element, out: _Html, rationales: set[int])
     return to_markdown(
         "".join(
             (f"<p><strong>{html.escape(title)}</strong></p>" if title else "")
-            + f"<div>{text}</div>"
+            # A paragraph of its own (the sanitiser keeps no divs, which ran untitled
+            # texts together), unless it has paragraphs of its own already.
+            + (text if _BLOCK.search(text) else f"<p>{text}</p>")
             for text, title in texts.items()
         ),
         "html",
