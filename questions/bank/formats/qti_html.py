@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from xml.etree.ElementTree import Element
 
 from questions.bank.formats.foreign import HTML_ELEMENTS, ParsedBank
+from questions.bank.formats.qti_math import linear
 from questions.bank.formats.qti_names import attribute, name_of
 from questions.media.images import Image, MediaError
 
@@ -64,7 +65,9 @@ class ItemHtml:
             return ""
         if name in ("img", "object") and (element.get("src") or element.get("data")):
             return self.image(element, element.get("src") or element.get("data") or "")
-        if name not in HTML_ELEMENTS or name in ("object", "math", "svg"):
+        if name == "math":
+            return linear(element)  # our pages keep no MathML: its structure as text
+        if name not in HTML_ELEMENTS or name in ("object", "svg"):
             return self.inner(element, replace=replace)  # a QTI wrapper: its content
         attributes = "".join(
             f' {key}="{html.escape(value)}"'
