@@ -54,7 +54,10 @@ def _listed_exams(request: HttpRequest) -> list[Exam]:
     return list(exams.filter(slug=slug) if slug else exams)
 
 
-class TopicInline(admin.TabularInline[Topic, Exam]):
+class TopicInline(admin.StackedInline[Topic, Exam]):
+    """Stacked, as every inline here: Django's tabular inline leaves its boxes without
+    labels for screen readers (axe: "label", critical)."""
+
     model = Topic
     fields = ["position", "slug", "title", "weight", "description"]
     extra = 0

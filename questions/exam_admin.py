@@ -42,7 +42,9 @@ class MockSectionFormSet(BaseInlineFormSet[MockSection, Exam, forms.ModelForm[Mo
                 raise forms.ValidationError(problems)
 
 
-class MockSectionInline(admin.TabularInline[MockSection, Exam]):
+class MockSectionInline(admin.StackedInline[MockSection, Exam]):
+    """Stacked for its labels, as the topics (questions.admin.TopicInline)."""
+
     model = MockSection
     form = MockSectionForm
     formset = MockSectionFormSet

@@ -345,6 +345,14 @@ def admin_pages(site) -> list[Visit]:
         Visit("admin images", reverse("admin:questions_questionmedia_changelist")),
         Visit("admin image upload", reverse("admin:questions_questionmedia_add")),
         Visit("admin exams", reverse("admin:questions_exam_changelist")),
+        Visit("admin exam", reverse("admin:questions_exam_change", args=[question.topic.exam_id])),
+        *(
+            Visit(
+                f"admin {shaped.kind} question",
+                reverse("admin:questions_question_change", args=[shaped.pk]),
+            )
+            for shaped in site["shaped"]
+        ),
         Visit("admin authors", reverse("admin:questions_author_changelist")),
         Visit("admin reports", reverse("admin:progress_problemreport_changelist")),
         Visit("admin users", reverse("admin:progress_user_changelist")),
