@@ -76,8 +76,9 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   for each half of the dimensions, so the fit can switch the second half off where it does
   not help.
 - Weights, difficulties and question profiles are fitted on past learners' answers, and the
-  filter's settings and the Platt scaling chosen on learners held out of that fit, by
-  `progress.engine.fitting` (its docstring says how). Nothing is set by hand for a particular
+  filter's settings and the Platt scaling chosen on learners held out of that fit, then fitted
+  again on every learner with those choices, by `progress.engine.fitting` (its docstring
+  says how). Nothing is set by hand for a particular
   data set.
 
 A prediction or an update costs a fixed number of dictionary look-ups and arithmetic
