@@ -8,6 +8,18 @@ import pytest
 from django.core.management import CommandError, call_command
 
 FIXTURES = Path(__file__).parent / "data" / "foreign"
+# QTI's namespaces, 2.1 and 3.0, for items written in the tests.
+QTI21 = "http://www.imsglobal.org/xsd/imsqti_v2p1"
+QTI3 = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
+
+
+def exam_of_one_topic(slug: str):
+    """An exam whose one topic, "general", takes every question a file imports."""
+    from tests.factories import ExamFactory, TopicFactory
+
+    exam = ExamFactory(slug=slug)
+    TopicFactory(exam=exam, slug="general", title="General", weight=100)
+    return exam
 
 
 def run(capsys, *args: str | Path) -> tuple[list[str], dict]:

@@ -13,22 +13,17 @@ from django.core.management import CommandError, call_command
 from questions.bank import foreign_import
 from questions.bank.formats import foreign, qti, qti_package
 from questions.models import Question, QuestionMedia, Topic
+from tests.foreign_files import QTI3, QTI21, exam_of_one_topic
 from tests.test_import_gift_aiken import options_of, refused, run, seen, write
 
 pytestmark = pytest.mark.django_db
 
 FIXTURES = Path(__file__).parent / "data" / "foreign"
-QTI21 = "http://www.imsglobal.org/xsd/imsqti_v2p1"
-QTI3 = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 
 
 @pytest.fixture
 def exam():
-    from tests.factories import ExamFactory, TopicFactory
-
-    exam = ExamFactory(slug="web-basics")
-    TopicFactory(exam=exam, slug="general", title="General", weight=100)
-    return exam
+    return exam_of_one_topic("web-basics")
 
 
 def item(identifier: str, body: str, *, correct: str = "A", extra: str = "") -> str:

@@ -11,20 +11,14 @@ import pytest
 
 from questions.markup import render_markdown
 from questions.models import Question
-from tests.factories import ExamFactory, TopicFactory
-from tests.foreign_files import run, write
+from tests.foreign_files import QTI3, QTI21, exam_of_one_topic, run, write
 
 pytestmark = pytest.mark.django_db
-
-QTI21 = "http://www.imsglobal.org/xsd/imsqti_v2p1"
-QTI3 = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 
 
 @pytest.fixture
 def exam():
-    exam = ExamFactory(slug="qti-adaptive")
-    TopicFactory(exam=exam, slug="general", title="General", weight=100)
-    return exam
+    return exam_of_one_topic("qti-adaptive")
 
 
 def seen(markdown: str) -> str:

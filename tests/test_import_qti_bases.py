@@ -8,19 +8,14 @@ import pytest
 
 from questions.models import Question
 from tests import items
-from tests.factories import ExamFactory, TopicFactory
-from tests.foreign_files import run, write
+from tests.foreign_files import QTI21, exam_of_one_topic, run, write
 
 pytestmark = pytest.mark.django_db
-
-QTI21 = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 
 
 @pytest.fixture
 def exam():
-    exam = ExamFactory(slug="qti-bases")
-    TopicFactory(exam=exam, slug="general", title="General", weight=100)
-    return exam
+    return exam_of_one_topic("qti-bases")
 
 
 def item(body: str, declarations: str, *, templated: str = "", processing: str = "") -> str:

@@ -6,21 +6,17 @@ import pytest
 
 from questions.models import Question
 from tests import items
-from tests.factories import ExamFactory, TopicFactory
-from tests.foreign_files import refused, run, write
+from tests.foreign_files import QTI21, exam_of_one_topic, refused, run, write
 
 pytestmark = pytest.mark.django_db
 
-QTI21 = "http://www.imsglobal.org/xsd/imsqti_v2p1"
 # What a comparison compares: the response with its correct response.
 SIDES = '<variable identifier="RESPONSE"/><correct identifier="RESPONSE"/>'
 
 
 @pytest.fixture
 def exam():
-    exam = ExamFactory(slug="qti-compare")
-    TopicFactory(exam=exam, slug="general", title="General", weight=100)
-    return exam
+    return exam_of_one_topic("qti-compare")
 
 
 def item(correct: str, comparison: str) -> str:

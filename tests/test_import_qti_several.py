@@ -6,19 +6,15 @@ graded reported for what they are. The items are written here."""
 import pytest
 
 from questions.models import CaseStudy, Question
-from tests.foreign_files import run, write
-from tests.test_import_qti_types import QTI3, QTI21, declaration3, item3
+from tests.foreign_files import QTI3, QTI21, exam_of_one_topic, run, write
+from tests.test_import_qti_types import declaration3, item3
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def exam():
-    from tests.factories import ExamFactory, TopicFactory
-
-    exam = ExamFactory(slug="qti-several")
-    TopicFactory(exam=exam, slug="general", title="General", weight=100)
-    return exam
+    return exam_of_one_topic("qti-several")
 
 
 def imports(capsys, exam, tmp_path, text: str) -> tuple[list[str], dict]:

@@ -15,21 +15,16 @@ from questions.bank.formats.qti_printed import significant
 from questions.bank.formats.qti_template import plain
 from questions.markup import render_markdown
 from questions.models import Question
-from tests.factories import ExamFactory, TopicFactory
-from tests.foreign_files import run, write
+from tests.foreign_files import QTI3, QTI21, exam_of_one_topic, run, write
 
 pytestmark = pytest.mark.django_db
 
-QTI21 = "http://www.imsglobal.org/xsd/imsqti_v2p1"
-QTI3 = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 MATCH_CORRECT = "http://www.imsglobal.org/question/qti_v2p1/rptemplates/match_correct"
 
 
 @pytest.fixture
 def exam():
-    exam = ExamFactory(slug="qti-template")
-    TopicFactory(exam=exam, slug="general", title="General", weight=100)
-    return exam
+    return exam_of_one_topic("qti-template")
 
 
 def item21(

@@ -7,23 +7,18 @@ from decimal import Decimal
 import pytest
 
 from questions.models import CaseStudy, Question
+from tests.foreign_files import QTI3, QTI21, exam_of_one_topic
 from tests.test_import_gift_aiken import run, write
 from tests.test_import_qti import manifest, package
 
 pytestmark = pytest.mark.django_db
 
-QTI21 = "http://www.imsglobal.org/xsd/imsqti_v2p1"
-QTI3 = "http://www.imsglobal.org/xsd/imsqtiasi_v3p0"
 TEMPLATES = "https://purl.imsglobal.org/spec/qti/v3p0/rptemplates/"
 
 
 @pytest.fixture
 def exam():
-    from tests.factories import ExamFactory, TopicFactory
-
-    exam = ExamFactory(slug="qti-types")
-    TopicFactory(exam=exam, slug="general", title="General", weight=100)
-    return exam
+    return exam_of_one_topic("qti-types")
 
 
 def item3(identifier: str, declarations: str, body: str, processing: str = "match_correct") -> str:
