@@ -94,10 +94,16 @@ def band(comparison: Element, number: float) -> Band | None:
     below, above = (float(side) for side in (sides[0], sides[-1]) if side is not None)
     if mode == "relative":  # percentages of the correct response
         below, above = abs(number) * below / 100, abs(number) * above / 100
+    return within(number, below, above, f"{' '.join(given)} ({mode})")
+
+
+def within(number: float, below: float, above: float, given: str) -> Band:
+    """`equal` with a tolerance, `below` and `above` the right number as computed (the
+    template reader's may come from its variables), `given` as the item writes it."""
     tolerance = min(below, above)
     note = (
-        f"its response processing accepts answers within {' '.join(given)} ({mode}) of "
-        f"{plain(number)}: ± {plain(tolerance)} here"
+        f"its response processing accepts answers within {given} of {plain(number)}: "
+        f"± {plain(tolerance)} here"
     )
     if not math.isclose(below, above):
         note += ", the narrower side"

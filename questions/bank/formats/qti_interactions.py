@@ -654,13 +654,17 @@ def _entry_blank(
                 qti_compare.as_decimal(band.tolerance),
             )
             notes.append(f"{name}: {band.note}")
-        else:
+        elif comparison is None:
+            # Compared somewhere we do not follow (the response not a direct operand): the
+            # item's absolute tolerance, as before this response's own comparison was read.
             tolerance = abs(parse_number(_tolerance(root) or "0") or Decimal(0))
             if tolerance:
                 notes.append(
                     f"{name}: the tolerance {number_text(tolerance)} is read from its response "
                     "processing"
                 )
+        else:
+            tolerance = Decimal(0)  # its own comparison is exact
         more = tuple(qti_typed.more_ranges(root, attribute(interaction, "responseIdentifier")))
         more = more or tuple(others)
         return ForeignBlank(label, number=right, tolerance=tolerance, more_numbers=more)

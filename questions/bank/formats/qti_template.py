@@ -26,7 +26,6 @@ MathAssess), and anything the evaluator refuses. An adaptive item comes here as 
 attempt (`qti_adaptive`)."""
 
 import copy
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -39,7 +38,7 @@ from questions.bank.formats.foreign import (
     Skipped,
     parse_number,
 )
-from questions.bank.formats.qti_compare import CompareError, rounded
+from questions.bank.formats.qti_compare import CompareError, rounded, within
 from questions.bank.formats.qti_expressions import bounds, evaluate, run
 from questions.bank.formats.qti_names import attribute, name_of
 from questions.bank.formats.qti_printed import formatted, listed, plain, printed
@@ -383,14 +382,9 @@ def _numeric_key(
         mode = attribute(comparison, "toleranceMode", "exact").strip()
         if mode in ("absolute", "relative"):
             low, high = bounds(comparison, number, found.state, found.known)
-            tolerance = min(number - low, high - number)
-            given = attribute(comparison, "tolerance")
-            note = (
-                f"its response processing accepts answers within {given} ({mode}) of "
-                f"{plain(number)}: ± {plain(tolerance)} here"
-            )
-            if not math.isclose(number - low, high - number):
-                note += ", the narrower side"
+            given = f"{attribute(comparison, 'tolerance')} ({mode})"
+            band = within(number, number - low, high - number, given)
+            tolerance, note = band.tolerance, band.note
     key: int | float = int(number) if number.is_integer() and abs(number) < 1e15 else number
     # As the correct response is written, and the reader reads it back.
     exact = parse_number(plain(key))
