@@ -13,6 +13,7 @@ from django.shortcuts import redirect
 from django.urls import reverse
 
 from progress.mocks.models import MockExam
+from progress.mocks.sections import index_by_ends
 
 
 def _item(mock: MockExam, position: int) -> str:
@@ -78,11 +79,4 @@ def may_move(sitting: dict[str, Any] | None, number: int, target: int) -> bool:
     if sitting["forward_only"]:
         return True
     ends = sitting["ends"]
-    return bool(ends) and _section_of(ends, target - 1) > _section_of(ends, number - 1)
-
-
-def _section_of(ends: list[int], position: int) -> int:
-    for index, end in enumerate(ends):
-        if position < end:
-            return index
-    return len(ends) - 1
+    return index_by_ends(ends, target - 1) > index_by_ends(ends, number - 1)

@@ -67,7 +67,13 @@ def window_on_entering(
 
 def section_index(sections: list[SittingSection], position: int) -> int:
     """The section a question of the sitting belongs to."""
-    for index, section in enumerate(sections):
-        if position < section.end:
+    return index_by_ends([section.end for section in sections], position)
+
+
+def index_by_ends(ends: list[int], position: int) -> int:
+    """The section a question belongs to, from where the sections end (the last takes
+    anything beyond; 0 with none)."""
+    for index, end in enumerate(ends):
+        if position < end:
             return index
-    return len(sections) - 1
+    return max(len(ends) - 1, 0)

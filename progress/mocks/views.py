@@ -341,14 +341,13 @@ def _after_save(
     if target > count:
         return redirect(reverse("mock_submit", args=[code]))
     target = max(target, 1)
-    sitting = request.session.get(SITTING_SESSION_KEY)
-    if mock is None and sitting and sitting.get("code") == code:
+    if mock is None:
         # Read the sitting only when the session's copy of its shape says going on might
-        # move it: most saves go where the window is open already.
-        if may_move(sitting, number, target):
+        # move it (or the session keeps another): most saves go where it is open already.
+        sitting = request.session.get(SITTING_SESSION_KEY)
+        known = sitting if sitting and sitting.get("code") == code else None
+        if may_move(known, number, target):
             mock = MockExam.objects.get(pk=mock_id)
-    elif mock is None:
-        mock = MockExam.objects.get(pk=mock_id)
     if mock is not None and (moved := go_towards(mock, target - 1)):
         return moved
     return redirect(reverse("mock_item", args=[code, target]))
