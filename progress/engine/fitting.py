@@ -88,7 +88,8 @@ class FitConfig:
     # (176,000 answers fitted on) gets its 6 passes, a site's 500,000 sampled answers
     # (400,000 fitted on) 4: about 50 seconds of CPU time either way. The fit shipped, on
     # every learner, replays as many passes again over a quarter more answers, within the
-    # same limit (`fit`): a whole fit takes about twice and a quarter that.
+    # same limit (`fit`): a whole fit takes about twice and a quarter that, plus a search of
+    # the filter's settings after each pass (some 25 replays of `tune_answers` answers).
     max_answers: int = 500_000
     max_replayed_answers: int = 1_600_000
     # Held-out answers the filter's settings are searched on (whole learners).
