@@ -8,12 +8,12 @@ are chosen on training learners held out of that fit (the filter's settings on a
 them, for time, after every pass: the next pass trains under them). So is the factor on the
 questions' own context weights, on a log of at least FitConfig.tune_context_from answers; on
 a smaller one it is FitConfig.context_scale, where choosing it on a few held-out learners did
-worse. Nothing is set by hand for a particular data
-set: the defaults were chosen leaving each log out in turn (docs/readiness.md). The passes
-stop when the held-out log-loss stops improving, or after FitConfig.max_epochs, fewer on a big
-log (FitConfig.max_replayed_answers): never on the clock. With those choices made, the model
-is fitted once more from the start on every training learner, the held-out ones included, and
-that fit is the one shipped (`fit` says why).
+worse. Nothing is set by hand for a particular data set: the defaults were chosen leaving each
+log out in turn (docs/readiness.md). The passes stop when the held-out log-loss stops
+improving, or after FitConfig.max_epochs, fewer on a big log (FitConfig.max_replayed_answers):
+never on the clock. With those choices made, the model is fitted once more from the start on
+every training learner, the held-out ones included, and that fit is the one shipped (`fit`
+says why).
 
 The replays run over answers encoded once as flat tuples (`_encode`), with the filter's step
 inlined rather than calls to `ReadinessModel`: pure Python does about 50,000 answers a second
@@ -724,8 +724,9 @@ def fit(
                 # change as the profiles grow (on ASSISTments 2009 the profiles' prior
                 # variance went from 0.4 after the first pass to 0.8 after the sixth), and the
                 # next pass trains under them. It raised AUC on ASSISTments by 0.0035 (seed 0)
-                # and on Statics by 0.0005 to 0.0015 (docs/readiness.md, "The filter chosen
-                # after every pass"), for a tenth more of a fit's time.
+                # and on Statics by 0.0007 to 0.0015 (docs/readiness.md, "The filter chosen
+                # after every pass"), for a search per pass, a few seconds, and on Statics the
+                # passes it now keeps.
                 filt = _tune_filter(
                     model, _sample(bases, config.tune_answers), filt, tune_context=tune_context
                 )
