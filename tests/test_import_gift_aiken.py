@@ -13,10 +13,10 @@ from django.test.utils import CaptureQueriesContext
 
 from questions.bank import foreign_import
 from questions.bank.formats import foreign
-from questions.markup import render_markdown, render_markdown_inline
+from questions.markup import render_markdown
 from questions.models import Option, Question, Rationale, Status, Topic
 from tests.factories import ExamFactory, TopicFactory
-from tests.foreign_files import FIXTURES, refused, run, write
+from tests.foreign_files import FIXTURES, options_of, refused, run, seen, write
 
 pytestmark = pytest.mark.django_db
 
@@ -26,18 +26,6 @@ def exam():
     exam = ExamFactory(slug="moodle-basics")
     TopicFactory(exam=exam, slug="general", title="General", weight=100)
     return exam
-
-
-def seen(markdown: str) -> str:
-    """What a learner reads: the rendered HTML's text."""
-    return html.unescape(re.sub(r"<[^>]+>", "", str(render_markdown_inline(markdown))))
-
-
-def options_of(question: Question) -> list[tuple[str, bool, str]]:
-    return [
-        (seen(option.text), option.is_correct, option.rationale.why)
-        for option in question.options.select_related("rationale")
-    ]
 
 
 # Real files ---------------------------------------------------------------------------------

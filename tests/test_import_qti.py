@@ -13,12 +13,21 @@ from django.core.management import CommandError, call_command
 from questions.bank import foreign_import
 from questions.bank.formats import foreign, qti, qti_package
 from questions.models import Question, QuestionMedia, Topic
-from tests.foreign_files import QTI3, QTI21, exam_of_one_topic
-from tests.test_import_gift_aiken import options_of, refused, run, seen, write
+from tests.foreign_files import (
+    FIXTURES,
+    QTI3,
+    QTI21,
+    exam_of_one_topic,
+    manifest,
+    options_of,
+    package,
+    refused,
+    run,
+    seen,
+    write,
+)
 
 pytestmark = pytest.mark.django_db
-
-FIXTURES = Path(__file__).parent / "data" / "foreign"
 
 
 @pytest.fixture
@@ -41,29 +50,6 @@ CHOICE = """<qti-choice-interaction response-identifier="RESPONSE" max-choices="
   <qti-simple-choice identifier="A">Yes</qti-simple-choice>
   <qti-simple-choice identifier="B">No</qti-simple-choice>
 </qti-choice-interaction>"""
-
-
-def package(files: dict[str, str | bytes], **infos: int) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
-
-
-def manifest(*items: str, test: str = "") -> str:
-    resources = "".join(
-        f'<resource identifier="r{n}" type="imsqti_item_xmlv3p0" href="{href}"/>'
-        for n, href in enumerate(items)
-    )
-    if test:
-        resources = f'<resource identifier="t" type="imsqti_test_xmlv3p0" href="{test}"/>' + (
-            resources
-        )
-    return (
-        '<manifest xmlns="http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1" identifier="m">'
-        f"<resources>{resources}</resources></manifest>"
-    )
 
 
 # Real files ---------------------------------------------------------------------------------

@@ -6,8 +6,7 @@ graded reported for what they are. The items are written here."""
 import pytest
 
 from questions.models import CaseStudy, Question
-from tests.foreign_files import QTI3, QTI21, exam_of_one_topic, run, write
-from tests.test_import_qti_types import declaration3, item3
+from tests.foreign_files import QTI3, QTI21, declaration3, exam_of_one_topic, item3, run, write
 
 pytestmark = pytest.mark.django_db
 

@@ -7,37 +7,24 @@ from decimal import Decimal
 import pytest
 
 from questions.models import CaseStudy, Question
-from tests.foreign_files import QTI3, QTI21, exam_of_one_topic
-from tests.test_import_gift_aiken import run, write
-from tests.test_import_qti import manifest, package
+from tests.foreign_files import (
+    QTI3,
+    QTI21,
+    declaration3,
+    exam_of_one_topic,
+    item3,
+    manifest,
+    package,
+    run,
+    write,
+)
 
 pytestmark = pytest.mark.django_db
-
-TEMPLATES = "https://purl.imsglobal.org/spec/qti/v3p0/rptemplates/"
 
 
 @pytest.fixture
 def exam():
     return exam_of_one_topic("qti-types")
-
-
-def item3(identifier: str, declarations: str, body: str, processing: str = "match_correct") -> str:
-    return (
-        f'<?xml version="1.0" encoding="UTF-8"?>\n<qti-assessment-item xmlns="{QTI3}" '
-        f'identifier="{identifier}" title="{identifier}">{declarations}'
-        f"<qti-item-body>{body}</qti-item-body>"
-        f'<qti-response-processing template="{TEMPLATES}{processing}.xml"/>'
-        "</qti-assessment-item>"
-    )
-
-
-def declaration3(values: str, *, identifier: str = "RESPONSE", base: str = "identifier") -> str:
-    correct = "".join(f"<qti-value>{value}</qti-value>" for value in values.split(","))
-    return (
-        f'<qti-response-declaration identifier="{identifier}" cardinality="multiple" '
-        f'base-type="{base}"><qti-correct-response>{correct}</qti-correct-response>'
-        "</qti-response-declaration>"
-    )
 
 
 def imported(capsys, exam, tmp_path, text: str, name: str = "item.xml") -> Question:
