@@ -147,6 +147,27 @@ def test_a_rebuild_replays_the_boundaries_and_leaves_later_answers_to_the_next_b
     assert state() == after_batch
 
 
+def test_the_logits_kept_for_the_next_batch_are_stored_however_many_answers_wait():
+    # A site whose batches have not run for a while (no worker) has most of its answers after
+    # the last boundary, and a rebuild keeps each one's logit for the next batch. On a site of
+    # a million answers it read them back as a list of ids, more than a query takes (250,000
+    # parameters on this SQLite, 65,535 on PostgreSQL), and the rebuild failed. Here 300,000
+    # ids stand for those answers; three of them are answers that exist.
+    question = QuestionFactory()
+    learner = UserFactory()
+    for right in (True, False, True):
+        record_answer(learner, question, right=right)
+    ids = sorted(Attempt.objects.values_list("pk", flat=True))
+    logits = {pk: 0.0 for pk in range(ids[0], ids[0] + 300_000)}
+    logits.update({ids[0]: 0.25, ids[1]: -0.5, ids[2]: 1.5})
+    Attempt.objects.keep_logits(logits)
+    assert list(Attempt.objects.order_by("pk").values_list("learner_logit", flat=True)) == [
+        0.25,
+        -0.5,
+        1.5,
+    ]
+
+
 def test_answers_open_one_pending_batch():
     question = QuestionFactory()
     learners = UserFactory.create_batch(3)

@@ -18,6 +18,7 @@ from django.utils import timezone
 from courseiva.lib.sql import Statement, run_together, upsert, upsert_values
 from progress.accounts.models import User
 from progress.codes import new_code
+from progress.practice import logit_query
 from progress.practice.marks import Bookmark
 from progress.practice.tally import Tally
 from progress.readiness.batches import BatchAnswer
@@ -389,14 +390,8 @@ class AttemptQuerySet(models.QuerySet["Attempt"]):
 
     def keep_logits(self, logits: dict[int, float]) -> None:
         """Store these learner logits (attempt id -> logit), those that changed (a rebuild's
-        new fit): the next batch reads them."""
-        stored = dict(self.filter(pk__in=list(logits)).values_list("pk", "learner_logit"))
-        changed = [
-            Attempt(pk=pk, learner_logit=logit)
-            for pk, logit in logits.items()
-            if stored.get(pk, logit) != logit
-        ]
-        Attempt.objects.bulk_update(changed, ["learner_logit"], batch_size=1000)
+        new fit): the next batch reads them. How, and why so, in `logit_query`."""
+        logit_query.keep_logits(self, logits)
 
     def sequence_lengths(self) -> dict[tuple[int, int], int]:
         """Answers with a topic per (learner, exam): how long each sequence the rebuild

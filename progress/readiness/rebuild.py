@@ -327,7 +327,9 @@ def rebuild_readiness(
         pass_boundaries(2**62)  # every boundary recorded, even after the last attempt
         write_learners(sorted(touched))
         QuestionReadiness.objects.all().delete()
-        existing = set(Question.objects.filter(pk__in=list(batched)).values_list("pk", flat=True))
+        # Every question's id rather than a list of the batched ones: a big bank's list can
+        # pass the number of parameters a query takes (SQLite's 32,766).
+        existing = set(Question.objects.values_list("pk", flat=True))
         QuestionReadiness.objects.bulk_create(
             (
                 QuestionReadiness.from_state(qid, items[qid])
