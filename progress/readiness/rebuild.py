@@ -328,7 +328,8 @@ def rebuild_readiness(
         write_learners(sorted(touched))
         QuestionReadiness.objects.all().delete()
         # Every question's id rather than a list of the batched ones: a big bank's list can
-        # pass the number of parameters a query takes (SQLite's 32,766).
+        # pass the parameters a query takes (32,766 in SQLite's own build, 65,535 on
+        # PostgreSQL).
         existing = set(Question.objects.values_list("pk", flat=True))
         QuestionReadiness.objects.bulk_create(
             (
