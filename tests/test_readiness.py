@@ -328,6 +328,8 @@ def random_weights(
         "topic_context",
         "item_context",
         "profiles",
+        "trace_reads",
+        "trace_marks",
     ):
         setattr(weights, name, noise(getattr(weights, name)))
     return log, items, topics, blocks, weights
@@ -385,11 +387,13 @@ def test_every_sum_of_the_logit_agrees_with_the_public_model(monkeypatch):
 
         with monkeypatch.context() as patch:
             patch.setattr(fitting, "logit_sum", recorded)
-            still = dataclasses.replace(fitting.FitConfig(), learning_rate=0.0)
+            still = dataclasses.replace(fitting.FitConfig(), learning_rate=0.0, trace_rate=0.0)
             fitting._train_epoch(weights.copy(), blocks, range(len(blocks)), still, filt)
         assert trained == pytest.approx(expected, abs=1e-12)
 
-        means = fitting._context_means(weights, blocks, topics, filt.context_scale)
+        means = fitting._context_means(
+            weights, blocks, topics, filt.context_scale, filt.trace_scale
+        )
         assert means == pytest.approx(
             {t: streak_sums[t] / streak_counts[t] for t in streak_sums}, abs=1e-12
         )

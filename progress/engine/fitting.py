@@ -40,6 +40,8 @@ from progress.engine.learner_model import (
     N_PATTERNS,
     PROFILE_SIZE,
     STREAK_FEATURES,
+    TRACE_DECAY,
+    TRACE_SIZE,
     Answer,
     ItemState,
     LearnerTopicState,
@@ -75,8 +77,17 @@ class FitConfig:
     topic_precision: float = 1.0
     # ... and, as a multiple of item_precision, on a question's own weights on the CONTEXT.
     context_shrink: float = 10.0
-    # Spread of the random start of the question profiles (it breaks their symmetry).
+    # Spread of the random start of the question profiles (it breaks their symmetry), and of
+    # what the questions read of the trace (its marks start at 0).
     profile_start: float = 0.1
+    trace_start: float = 0.1
+    # AdaGrad's step size for the marks the answers leave in the trace: smaller than the
+    # others, since a mark's gradient sums a learner's next answers (0.01, 0.03 and 0.1 were
+    # tried; docs/readiness.md, "The trace of the last answers").
+    trace_rate: float = 0.03
+    # The factor on the trace term (see _Filter.trace_scale) on a log too small to choose it
+    # (under `tune_context_from` answers): off.
+    trace_scale: float = 0.0
     # Share of the training learners held out to choose the passes, the filter, the scaling.
     holdout: float = 0.2
     min_holdout_learners: int = 5
@@ -152,6 +163,9 @@ class _Filter:
     # The factor on the questions' own context weights (searched with the filter's settings,
     # since it is chosen on the same held-out log-loss; ModelParams stores the weights scaled).
     context_scale: float = 1.0
+    # The factor on the trace term, chosen so too: on simulated learners, whose answers leave
+    # no trace, it only fits noise and the held-out learners switch it off.
+    trace_scale: float = 1.0
 
     def as_dict(self) -> dict[str, float]:
         return {
@@ -162,11 +176,12 @@ class _Filter:
             "topic_drift": self.topic_drift,
             "extra_profile_variance": self.extra_profile_variance,
             "context_scale": self.context_scale,
+            "trace_scale": self.trace_scale,
         }
 
 
 # The yardstick's (FitConfig.logistic_only): no abilities, profiles or question context.
-_LOGISTIC = _Filter(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+_LOGISTIC = _Filter(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 # Each setting's candidates for the coordinate search, in increasing order.
 _FILTER_GRID = {
@@ -177,14 +192,16 @@ _FILTER_GRID = {
     "topic_drift": (0.0, 0.001, 0.003, 0.01, 0.03),
     "extra_profile_variance": (0.0, 0.05, 0.1, 0.2, 0.4, 0.8),
     "context_scale": (0.0, 0.25, 0.5, 1.0),
+    "trace_scale": (0.0, 0.25, 0.5, 1.0),
 }
 
 # One encoded answer: (item index, topic index, features, pattern codes on the topic and in
 # all, context, the score: 0 or 1, or a share for a partly right answer).
 _Row = tuple[int, int, tuple[float, ...], int, int, tuple[float, ...], float]
 # One held-out answer: (logit without the filtered terms, item index, topic index, the score,
-# the question's context weights times the context, before the context scale).
-_Base = tuple[float, int, int, float, float]
+# the question's context weights times the context, before the context scale, and the trace
+# term, before the trace scale).
+_Base = tuple[float, int, int, float, float, float]
 # Plain tuples rather than NamedTuples: they never leave this module, and the hot loops unpack
 # them per answer, which CPython 3.13 specialises for exact tuples only; as NamedTuples a fit
 # took 1.1% more instructions (valgrind, statics' first 30,000 answers).
@@ -220,7 +237,13 @@ class _Weights:
     sums of squared gradients alongside (started at a tiny value to avoid dividing by 0)."""
 
     def __init__(
-        self, n_items: int, n_topics: int, config: FitConfig, random_source: random.Random
+        self,
+        n_items: int,
+        n_topics: int,
+        config: FitConfig,
+        random_source: random.Random,
+        *,
+        trace: bool = True,
     ) -> None:
         tiny = 1e-12
         self.bias = 0.0
@@ -246,6 +269,19 @@ class _Weights:
             for _ in range(n_items)
         ]
         self.g_profiles = [tiny] * n_items
+        # The trace: what each question reads of it, and the marks it leaves (right, wrong).
+        # None in the yardstick (FitConfig.logistic_only), which has no learner state, nor
+        # where it is off from the start (`fit`): no random start drawn, so such a fit is the
+        # one it was before the trace.
+        self.trace = trace and not config.logistic_only
+        size = TRACE_SIZE if self.trace else 0
+        self.trace_reads = [
+            [random_source.gauss(0.0, config.trace_start) for _ in range(size)]
+            for _ in range(n_items)
+        ]
+        self.g_trace_reads = [tiny] * n_items
+        self.trace_marks = [[[0.0] * size, [0.0] * size] for _ in range(n_items)]
+        self.g_trace_marks = [[tiny, tiny] for _ in range(n_items)]
         self.information = [0.0] * n_items  # sum of p(1 - p) per question, in the last pass
         # Per answer, a share of each prior's penalty: precision / number of answers.
         self.item_l2 = [0.0] * n_items
@@ -274,6 +310,7 @@ class _Weights:
         for item, answers in enumerate(item_answers):
             if answers == 0:  # seen only in held-out learners: an average question, no profile
                 self.profiles[item] = [0.0] * PROFILE_SIZE
+                self.trace_reads[item] = [0.0] * len(self.trace_reads[item])
         self.item_l2 = [config.item_precision / max(answers, 1) for answers in item_answers]
         self.topic_l2 = [config.topic_precision / max(answers, 1) for answers in topic_answers]
 
@@ -313,12 +350,19 @@ def _train_epoch(
     ability_prior, topic_prior = filt.ability_variance, filt.topic_variance
     ability_drift, topic_drift = filt.ability_drift, filt.topic_drift
     profile_prior_variance = profile_prior(filt.profile_variance, filt.extra_profile_variance)
+    trace_reads, trace_read_grads = model.trace_reads, model.g_trace_reads
+    trace_marks, trace_mark_grads = model.trace_marks, model.g_trace_marks
+    trace_scale, trace_rate = filt.trace_scale, config.trace_rate
+    use_trace = model.trace and trace_scale > 0.0
     sqrt, exp = math.sqrt, math.exp
     for learner in order:
         ability, ability_variance = 0.0, ability_prior
         topic_abilities: dict[int, list[float]] = {}  # topic -> [mean, variance]
         learner_profile = [0.0] * PROFILE_SIZE
         learner_profile_variance = profile_prior_variance
+        learner_trace = [0.0] * len(trace_reads[0]) if trace_reads else []
+        # Per answer, what the marks' step back needs: the question, the score, the error.
+        answered: list[tuple[int, float, float]] = []
         # z, p and y: the answer's logit, its probability and its outcome (its score).
         for item, topic, history, pattern, total_pattern, answer_context, y in blocks[learner]:
             topic_ability = topic_abilities.get(topic)
@@ -344,9 +388,34 @@ def _train_epoch(
                 topic_ability[0],
                 learner_profile,
                 item_profile,
+                trace_reads[item],
+                learner_trace,
+                trace_scale,
             )
             p = 1.0 / (1.0 + exp(-z)) if z > -30.0 else 1e-13
             error = p - y  # the log-loss's gradient on the logit
+            if use_trace:
+                # What the question reads of the trace; the marks that made the trace get
+                # their step after the learner's last answer, below.
+                reads, penalty = trace_reads[item], item_l2[item]
+                gradients = [
+                    error * trace_scale * mark + penalty * weight
+                    for mark, weight in zip(learner_trace, reads, strict=True)
+                ]
+                trace_read_grads[item] += sum(map(mul, gradients, gradients)) / TRACE_SIZE
+                step = rate / sqrt(trace_read_grads[item])
+                trace_reads[item] = [
+                    weight - step * gradient
+                    for weight, gradient in zip(reads, gradients, strict=True)
+                ]
+                answered.append((item, y, error))
+                # The trace the next answer meets (learner_model.leave_trace, inlined).
+                right, wrong = trace_marks[item]
+                rest = 1.0 - y
+                learner_trace = [
+                    TRACE_DECAY * value + y * mark + rest * other
+                    for value, mark, other in zip(learner_trace, right, wrong, strict=True)
+                ]
             # AdaGrad steps on every term of the logit (the abilities are the filter's).
             bias_grads += error * error
             bias -= rate * error / sqrt(bias_grads)
@@ -442,8 +511,55 @@ def _train_epoch(
                 variance - gain * gain * answer_information / denominator
                 for variance, gain in zip(learner_profile_variance, gains, strict=True)
             ]
+        if answered:
+            _step_marks(
+                answered,
+                trace_reads,
+                trace_marks,
+                trace_mark_grads,
+                item_l2,
+                trace_rate,
+                trace_scale,
+            )
     model.bias, model.g_bias = bias, bias_grads
     model.weights, model.g_weights = weights, weight_grads
+
+
+def _step_marks(
+    answered: Sequence[tuple[int, float, float]],
+    trace_reads: list[list[float]],
+    trace_marks: list[list[list[float]]],
+    mark_grads: list[list[float]],
+    item_l2: Sequence[float],
+    rate: float,
+    scale: float,
+) -> None:
+    """AdaGrad's step on the marks a learner's answers left in the trace. A mark entered
+    every later answer's logit through the trace, decayed by TRACE_DECAY an answer: its
+    gradient is the sum over those answers of their error times what their question reads,
+    so the answers are walked back once, that sum carried along (`later`); `scale` is the
+    trace's factor."""
+    later = [0.0] * TRACE_SIZE
+    sqrt = math.sqrt
+    for item, y, error in reversed(answered):
+        marks, grads, penalty = trace_marks[item], mark_grads[item], item_l2[item]
+        for side, weight in ((0, y), (1, 1.0 - y)):  # the right answer's mark, the wrong's
+            if weight == 0.0:
+                continue
+            mark = marks[side]
+            gradients = [
+                weight * carried + penalty * value
+                for carried, value in zip(later, mark, strict=True)
+            ]
+            grads[side] += sum(map(mul, gradients, gradients)) / TRACE_SIZE
+            step = rate / sqrt(grads[side])
+            marks[side] = [
+                value - step * gradient for value, gradient in zip(mark, gradients, strict=True)
+            ]
+        later = [
+            TRACE_DECAY * carried + error * scale * read
+            for carried, read in zip(later, trace_reads[item], strict=True)
+        ]
 
 
 def _base_logits(model: _Weights, blocks: Sequence[list[_Row]]) -> list[list[_Base]]:
@@ -459,6 +575,7 @@ def _base_logits(model: _Weights, blocks: Sequence[list[_Row]]) -> list[list[_Ba
     item_difficulty = model.item_difficulty
     topic_contexts, item_contexts = model.topic_context, model.item_context
     bias = model.bias
+    traces = _traces(model, blocks)
     return [
         [
             (
@@ -479,11 +596,34 @@ def _base_logits(model: _Weights, blocks: Sequence[list[_Row]]) -> list[list[_Ba
                 topic,
                 score,
                 sum(map(mul, item_contexts[item], answer_context)),
+                trace,
             )
-            for item, topic, history, pattern, total_pattern, answer_context, score in rows
+            for (item, topic, history, pattern, total_pattern, answer_context, score), trace in zip(
+                rows, learner_traces, strict=True
+            )
         ]
-        for rows in blocks
+        for rows, learner_traces in zip(blocks, traces, strict=True)
     ]
+
+
+def _traces(model: _Weights, blocks: Sequence[list[_Row]]) -> list[list[float]]:
+    """Each answer's trace term (what its question reads of the learner's trace), which does
+    not depend on the filter's settings."""
+    reads, marks = model.trace_reads, model.trace_marks
+    terms = []
+    for rows in blocks:
+        learner_trace = [0.0] * len(reads[0]) if reads else []
+        learner_terms = []
+        for item, *_, y in rows:
+            learner_terms.append(sum(map(mul, reads[item], learner_trace)))
+            right, wrong = marks[item]
+            rest = 1.0 - y
+            learner_trace = [
+                TRACE_DECAY * value + y * mark + rest * other
+                for value, mark, other in zip(learner_trace, right, wrong, strict=True)
+            ]
+        terms.append(learner_terms)
+    return terms
 
 
 def _filtered_logits(
@@ -493,7 +633,7 @@ def _filtered_logits(
     ability_prior, topic_prior = filt.ability_variance, filt.topic_variance
     ability_drift, topic_drift = filt.ability_drift, filt.topic_drift
     profile_prior_variance = profile_prior(filt.profile_variance, filt.extra_profile_variance)
-    context_scale = filt.context_scale
+    context_scale, trace_scale = filt.context_scale, filt.trace_scale
     profiles = model.profiles
     use_profiles = max(profile_prior_variance) > 0.0
     exp = math.exp
@@ -505,7 +645,7 @@ def _filtered_logits(
         learner_profile = [0.0] * PROFILE_SIZE
         learner_profile_variance = profile_prior_variance
         # z, p and y: the answer's logit, its probability and its outcome (its score).
-        for base, item, topic, y, item_context_term in rows:
+        for base, item, topic, y, item_context_term, trace_term in rows:
             topic_ability = topic_abilities.get(topic)
             if topic_ability is None:
                 topic_ability = topic_abilities[topic] = [0.0, topic_prior]
@@ -513,7 +653,13 @@ def _filtered_logits(
             # replay runs some 25 times in the filter's search, and summing every term each
             # time cost the whole fit 7% more instructions. A test ties these logits to the
             # model's.
-            z = base + context_scale * item_context_term + ability + topic_ability[0]
+            z = (
+                base
+                + context_scale * item_context_term
+                + trace_scale * trace_term
+                + ability
+                + topic_ability[0]
+            )
             item_profile = profiles[item]
             if use_profiles:
                 z += sum(map(mul, learner_profile, item_profile))
@@ -615,7 +761,9 @@ def _tune_filter(
     turn moves along its grid while that helps; rounds until nothing moves. The context
     factor stays at its start unless `tune_context`."""
     searched = {
-        name: grid for name, grid in _FILTER_GRID.items() if tune_context or name != "context_scale"
+        name: grid
+        for name, grid in _FILTER_GRID.items()
+        if tune_context or name not in ("context_scale", "trace_scale")
     }
 
     def loss(filt: _Filter) -> float:
@@ -708,9 +856,19 @@ def fit(
     )
     report.holdout_learners = len(hold_blocks)
     all_blocks = fit_blocks + hold_blocks
-    model = _Weights(len(items), len(topics), config, random_source)
-    filt = _LOGISTIC if config.logistic_only else _Filter(context_scale=config.context_scale)
     tune_context = report.answers >= config.tune_context_from
+    # The trace starts on where held-out learners will choose its factor, and may switch it
+    # off after the first pass (they could not switch on what no pass trained); elsewhere it
+    # keeps FitConfig.trace_scale.
+    filt = (
+        _LOGISTIC
+        if config.logistic_only
+        else _Filter(
+            context_scale=config.context_scale,
+            trace_scale=1.0 if tune_context and hold_blocks else config.trace_scale,
+        )
+    )
+    model = _Weights(len(items), len(topics), config, random_source, trace=filt.trace_scale > 0)
     slope, intercept = 1.0, 0.0
     if hold_blocks:
         model.set_priors(fit_blocks, config)
@@ -751,7 +909,7 @@ def fit(
         # first fit still holds for it: test ECE fell on both logs. (Training the kept fit
         # further with the held-out learners added, tried before, moved the shared weights
         # off the scaling by up to 0.03 in ECE: the passes are counted from a fresh start.)
-        model = _Weights(len(items), len(topics), config, random_source)
+        model = _Weights(len(items), len(topics), config, random_source, trace=filt.trace_scale > 0)
         model.set_priors(all_blocks, config)
         report.refit_passes = _pass_limit(all_blocks, report.epochs, config)[0]
         for _epoch in range(report.refit_passes):
@@ -766,16 +924,22 @@ def fit(
     report.filter = filt.as_dict()
     report.slope, report.intercept = slope, intercept
     params = _params(model, items, topics, filt, slope, intercept)
-    params.context_means = _context_means(model, all_blocks, topics, filt.context_scale)
+    params.context_means = _context_means(
+        model, all_blocks, topics, filt.context_scale, filt.trace_scale
+    )
     return ReadinessModel(params), report
 
 
 def _context_means(
-    model: _Weights, blocks: Sequence[list[_Row]], topics: dict[str, int], scale: float
+    model: _Weights,
+    blocks: Sequence[list[_Row]],
+    topics: dict[str, int],
+    scale: float,
+    trace_scale: float,
 ) -> dict[str, float]:
     """Per topic, the mean over its training answers of the streak terms: the total pattern's
-    weight, the context terms of the topic and of the question (its weights at `scale`), and
-    the topic gap's term."""
+    weight, the context terms of the topic and of the question (its weights at `scale`), the
+    topic gap's term and the trace's (at `trace_scale`)."""
     total_patterns = model.total_patterns
     topic_contexts, item_contexts = model.topic_context, model.item_context
     # The history weights with all but the topic gap's at 0: its term alone.
@@ -785,16 +949,20 @@ def _context_means(
     ]
     sums = [0.0] * len(topic_contexts)
     counts = [0] * len(topic_contexts)
-    for rows in blocks:
-        for item, topic, history, _pattern, total_pattern, answer_context, _score in rows:
-            sums[topic] += logit_sum(
-                weights=gap_weights,
-                history=history,
-                streak_weight=total_patterns[total_pattern],
-                topic_context=topic_contexts[topic],
-                item_context=item_contexts[item],
-                context_scale=scale,
-                answer_context=answer_context,
+    for rows, traces in zip(blocks, _traces(model, blocks), strict=True):
+        for row, trace in zip(rows, traces, strict=True):
+            item, topic, history, _pattern, total_pattern, answer_context, _score = row
+            sums[topic] += (
+                logit_sum(
+                    weights=gap_weights,
+                    history=history,
+                    streak_weight=total_patterns[total_pattern],
+                    topic_context=topic_contexts[topic],
+                    item_context=item_contexts[item],
+                    context_scale=scale,
+                    answer_context=answer_context,
+                )
+                + trace_scale * trace
             )
             counts[topic] += 1
     return {
@@ -845,6 +1013,15 @@ def _params(
             item_id: [filt.context_scale * weight for weight in model.item_context[item]]
             for item_id, item in items.items()
             if model.item_answers[item]
+        },
+        item_trace={  # what it reads scaled, as it enters the logit (see _Filter.trace_scale)
+            item_id: [
+                *(filt.trace_scale * weight for weight in model.trace_reads[item]),
+                *model.trace_marks[item][0],
+                *model.trace_marks[item][1],
+            ]
+            for item_id, item in items.items()
+            if model.item_answers[item] and model.trace and filt.trace_scale > 0.0
         },
         ability_variance=filt.ability_variance,
         topic_variance=filt.topic_variance,

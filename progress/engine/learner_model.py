@@ -10,6 +10,7 @@ On the logit scale, for learner u answering question i of topic s:
             + (context_weights[s] + scale * context_weights[i]) . context  (question x recent)
             + ability[u] + ability[u, s]                     (Elo-like, tracked with variances)
             + profile[u] . profile[i]                       (a low-rank learner x question term)
+            + reads[i] . trace[u]             (what the learner's last answers left, decayed)
     P(correct) = sigmoid(slope * logit + intercept)                          (Platt scaling)
 
 Why each part, and where it comes from (no code was copied; these are the ideas):
@@ -75,6 +76,25 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   minute of CPU (docs/readiness.md, "Measured"). The learner's prior variance is set apart
   for each half of the dimensions, so the fit can switch the second half off where it does
   not help.
+- The trace is what the learner's last few answers left behind, question by question: each
+  question has two small vectors (TRACE_SIZE numbers), the mark a right answer to it leaves
+  and the mark a wrong one leaves, and a third, what it reads: the learner's trace is the sum
+  of the marks of their answers, each halved at every answer since (TRACE_DECAY), and a
+  question's logit adds its reads times the trace. It is a low-rank question-by-question
+  transfer, as the attention of self-attentive knowledge tracing (Pandey & Karypis, EDM 2019)
+  and the recurrent state of deep knowledge tracing (Piech et al., NeurIPS 2015) let one
+  answer speak to a particular later question rather than to its whole topic: a step of a
+  worked problem depends on how the steps before it went, wherever their topics are, which
+  the context terms (the last answer, the topic's last three) see only in part. It is not
+  filtered (no variance): its vectors are fitted like the profiles, the marks by a step back
+  through each learner's later answers (`fitting._step_marks`). It enters scaled by a factor
+  (0 to 1) chosen on the held-out learners with the filter's settings, like the questions'
+  context weights: on simulated learners, whose answers leave no such trace, it fits mostly
+  noise and the factor comes out at 0 to 0.25; on a log too small to choose (under
+  `fitting.FitConfig.tune_context_from` answers) it is off. Like the streak terms it says how
+  the very next answers go, so a prediction for no question in particular takes its mean
+  instead. On OLI Statics it raised AUC from 0.8384-0.8386 to 0.8394-0.8405 (seeds 0 to 2;
+  docs/readiness.md, "The trace of the last answers").
 - Weights, difficulties and question profiles are fitted on past learners' answers, and the
   filter's settings and the Platt scaling chosen on learners held out of that fit, then fitted
   again on every learner with those choices, by `progress.engine.fitting` (its docstring
@@ -83,8 +103,9 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
 
 A prediction or an update costs a fixed number of dictionary look-ups and arithmetic
 operations (the profile has PROFILE_SIZE dimensions, the patterns PATTERN_LENGTH answers, the
-context N_CONTEXT signs): O(1) per answer, and a learner's stored state does not grow with the
-answers (only with the questions answered, through their counts).
+context N_CONTEXT signs, the trace TRACE_SIZE numbers): O(1) per answer, and a learner's
+stored state does not grow with the answers (only with the questions answered, through their
+counts).
 """
 
 from __future__ import annotations
@@ -160,6 +181,12 @@ _SIGNS = [_signs(code) for code in range(N_PATTERNS)]
 
 # Dimensions of the learner and question profiles (see the module's docstring for why 16).
 PROFILE_SIZE = 48
+
+# The trace (see the module's docstring): its size, and the share of it an answer keeps of
+# the one before. Chosen leaving each log out in turn (docs/readiness.md, "The trace of the
+# last answers"): with 0.5 the last three answers or so weigh; a longer memory did worse.
+TRACE_SIZE = 8
+TRACE_DECAY = 0.5
 
 # z-score of the 10th and 90th percentiles: an 80% range.
 Z80 = 1.2815515655446004
@@ -319,6 +346,9 @@ class LearnerState:
     profile: list[float]
     profile_variance: list[float]
     topics: dict[str, LearnerTopicState] = field(default_factory=dict)
+    # The trace of the last answers (TRACE_SIZE numbers; empty: all zeros, as before the
+    # first answer to a question that leaves a mark).
+    trace: list[float] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -326,6 +356,7 @@ class LearnerState:
             "profile": list(self.profile),
             "profile_variance": list(self.profile_variance),
             "topics": {topic: state.to_dict() for topic, state in self.topics.items()},
+            "trace": list(self.trace),
         }
 
     @classmethod
@@ -335,6 +366,8 @@ class LearnerState:
             profile=[float(v) for v in data["profile"]],
             profile_variance=[float(v) for v in data["profile_variance"]],
             topics={t: LearnerTopicState.from_dict(s) for t, s in data["topics"].items()},
+            # A state saved before the trace has none: zeros, until `rebuild_readiness`.
+            trace=[float(v) for v in data.get("trace", [])],
         )
 
 
@@ -379,6 +412,10 @@ class ModelParams:
     # and the context terms), which a prediction for no particular question uses in their
     # place (see `ReadinessModel._logit`).
     context_means: dict[str, float] = field(default_factory=dict)
+    # Question id -> its trace weights (see the module's docstring): what it reads of the
+    # trace, then the mark a right answer to it leaves, then a wrong one's, TRACE_SIZE
+    # numbers each. Fitted only, like the context weights.
+    item_trace: dict[str, list[float]] = field(default_factory=dict)
     # The filter: prior variances of the overall ability, of a topic offset and of each
     # profile dimension (the first half of them; `extra_profile_variance` for the second
     # half); process noise added to the two abilities' variances per answer.
@@ -409,6 +446,7 @@ class ModelParams:
                 "items": {item: state.to_dict() for item, state in self.items.items()},
                 "item_context": self.item_context,
                 "context_means": self.context_means,
+                "item_trace": self.item_trace,
                 "ability_variance": self.ability_variance,
                 "topic_variance": self.topic_variance,
                 "profile_variance": self.profile_variance,
@@ -455,6 +493,7 @@ class ModelParams:
                 i: [float(w) for w in v] for i, v in data.get("item_context", {}).items()
             },
             context_means={t: float(v) for t, v in data.get("context_means", {}).items()},
+            item_trace={i: [float(w) for w in v] for i, v in data.get("item_trace", {}).items()},
             ability_variance=float(data["ability_variance"]),
             topic_variance=float(data["topic_variance"]),
             profile_variance=float(data["profile_variance"]),
@@ -534,11 +573,16 @@ def logit_sum(
     topic_ability: float = 0.0,
     learner_profile: Sequence[float] = (),
     item_profile: Sequence[float] = (),
+    item_reads: Sequence[float] = (),
+    learner_trace: Sequence[float] = (),
+    trace_scale: float = 1.0,
 ) -> float:
     """The logit of the module docstring, before the Platt scaling: the one place it is
     summed, for the model and for the fitter's replays. `history` is the answer's FEATURES,
     `streak_weight` the total pattern's weight (or, for no particular question, the mean of
-    the streak terms), `answer_context` its CONTEXT; a term left out counts as 0.
+    the streak terms), `answer_context` its CONTEXT; a term left out counts as 0. The trace
+    term reads the first TRACE_SIZE of `item_reads` (a question's stored trace weights, the
+    marks after them, may be given whole: `map` stops at the shorter).
 
     The fitter calls it once per answer in its hot loop: positional arguments and no
     branches keep that call at about 0.3% of a fit's instructions. The order of the sum is
@@ -558,7 +602,27 @@ def logit_sum(
         + topic_ability
     )
     logit += context_scale * sum(map(mul, item_context, answer_context))
-    return logit + sum(map(mul, learner_profile, item_profile))
+    logit += sum(map(mul, learner_profile, item_profile))
+    return logit + trace_scale * sum(map(mul, item_reads, learner_trace))
+
+
+def leave_trace(trace: list[float], weights: Sequence[float] | None, score: float) -> list[float]:
+    """The trace after an answer: the one before it decayed, plus the mark the answer leaves
+    (its score's share of the right answer's mark, the rest of the wrong one's; a question
+    without trace weights leaves none). The fitter's replays inline the same sum, in the
+    same order."""
+    if weights is None:
+        return [TRACE_DECAY * value for value in trace]
+    y = float(score)
+    rest = 1.0 - y
+    if not trace:
+        trace = [0.0] * TRACE_SIZE
+    return [
+        TRACE_DECAY * value + y * right + rest * wrong
+        for value, right, wrong in zip(
+            trace, weights[TRACE_SIZE : 2 * TRACE_SIZE], weights[2 * TRACE_SIZE :], strict=True
+        )
+    ]
 
 
 _AVERAGE_TOPIC = TopicParams()
@@ -623,6 +687,7 @@ class ReadinessModel:
         topic_context: Sequence[float] = ()
         item_context: Sequence[float] = ()
         answer_context: Sequence[float] = ()
+        item_reads: Sequence[float] = ()
         if item_id is None:
             streak_weight = params.context_means.get(topic_id, 0.0)
         else:
@@ -630,6 +695,7 @@ class ReadinessModel:
             topic_context = topic_params.context_weights
             item_context = params.item_context.get(item_id, ())
             answer_context = context(overall, topic)
+            item_reads = params.item_trace.get(item_id, ())
         return logit_sum(
             params.bias,
             topic_params.difficulty,
@@ -648,6 +714,8 @@ class ReadinessModel:
             topic.ability,
             learner.profile,
             item.profile,
+            item_reads,
+            learner.trace,
         )
 
     def predict(
@@ -769,6 +837,7 @@ class ReadinessModel:
                 learner_profile[k] += gain * surprise
                 profile_variance[k] -= gain * gain * answer_information / denominator
         observe_answer(overall, topic, item_id, score)
+        learner.trace = leave_trace(learner.trace, params.item_trace.get(item_id), score)
         return logit
 
 

@@ -63,7 +63,8 @@ class ExamAbility(models.Model):
 
     learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
     exam = models.ForeignKey(Exam, on_delete=models.CASCADE, related_name="+")
-    # {"overall": LearnerTopicState.to_dict(), "profile": [...], "profile_variance": [...]}
+    # {"overall": LearnerTopicState.to_dict(), "profile": [...], "profile_variance": [...],
+    #  "trace": [...]}
     state = models.JSONField(default=dict)
     answers = models.PositiveIntegerField(default=0)
     # The last MOVERS_KEPT answers, oldest first, each a Mover as a list.
