@@ -101,20 +101,13 @@ def chained_log(rng: random.Random, learners: int) -> evaluation.Log:
 def test_the_trace_sharpens_predictions_where_an_answer_speaks_to_a_later_question():
     log = chained_log(random.Random(7), learners=150)
     train, test = evaluation.split_learners(log, 0.75, seed=0)
-    config = fitting.FitConfig(tune_context_from=1_000)
+    config = fitting.FitConfig(tune_context_from=1_000, trace_from=1_000)
     traced = evaluation.evaluate(train, test, config=config)
     assert traced.fit_report.filter["trace_scale"] > 0.0
-    # The same fit with the trace left off (as on a log too small to choose it).
-    plain = evaluation.evaluate(
-        train,
-        test,
-        config=dataclasses.replace(
-            config,
-            tune_context_from=10**9,
-            context_scale=traced.fit_report.filter["context_scale"],
-        ),
-    )
+    # The same fit with the trace left off, as on a log under FitConfig.trace_from answers.
+    plain = evaluation.evaluate(train, test, config=dataclasses.replace(config, trace_from=10**9))
     assert plain.fit_report.filter["trace_scale"] == 0.0
+    assert plain.fit_report.context_chosen
     assert traced.scores.logloss < plain.scores.logloss - 0.02
     assert traced.scores.auc > plain.scores.auc + 0.01
 
@@ -139,7 +132,8 @@ def test_the_held_out_learners_switch_the_trace_off_where_answers_leave_none():
                 for i in items
             ]
         )
-    model, report = fitting.fit(sequences, config=fitting.FitConfig(tune_context_from=1_000))
+    config = fitting.FitConfig(tune_context_from=1_000, trace_from=1_000)
+    model, report = fitting.fit(sequences, config=config)
     assert report.context_chosen
     assert report.filter["trace_scale"] == 0.0
     assert model.params.item_trace == {}

@@ -85,8 +85,11 @@ class FitConfig:
     # others, since a mark's gradient sums a learner's next answers (0.01, 0.03 and 0.1 were
     # tried; docs/readiness.md, "The trace of the last answers").
     trace_rate: float = 0.03
-    # The factor on the trace term (see _Filter.trace_scale) on a log too small to choose it
-    # (under `tune_context_from` answers): off.
+    # The trace (see _Filter.trace_scale) is on, its factor chosen on the held-out learners,
+    # from `trace_from` answers; on a smaller log it is off (`trace_scale`). From 20,000 to
+    # 50,000 answers, where it was on at first, it lost AUC on two subsamples of three
+    # (docs/readiness.md, "The trace of the last answers"): 24 numbers a question to fit.
+    trace_from: int = 100_000
     trace_scale: float = 0.0
     # Share of the training learners held out to choose the passes, the filter, the scaling.
     holdout: float = 0.2
@@ -759,12 +762,11 @@ def _tune_filter(
 ) -> _Filter:
     """Coordinate search of the filter's settings on the held-out learners' log-loss: each in
     turn moves along its grid while that helps; rounds until nothing moves. The context
-    factor stays at its start unless `tune_context`."""
-    searched = {
-        name: grid
-        for name, grid in _FILTER_GRID.items()
-        if tune_context or name not in ("context_scale", "trace_scale")
-    }
+    factor stays at its start unless `tune_context`, the trace's unless the model has one."""
+    fixed = set() if tune_context else {"context_scale"}
+    if not model.trace:
+        fixed.add("trace_scale")
+    searched = {name: grid for name, grid in _FILTER_GRID.items() if name not in fixed}
 
     def loss(filt: _Filter) -> float:
         return _logloss(*_filtered_logits(model, bases, filt))
@@ -860,12 +862,13 @@ def fit(
     # The trace starts on where held-out learners will choose its factor, and may switch it
     # off after the first pass (they could not switch on what no pass trained); elsewhere it
     # keeps FitConfig.trace_scale.
+    choose_trace = report.answers >= config.trace_from and bool(hold_blocks)
     filt = (
         _LOGISTIC
         if config.logistic_only
         else _Filter(
             context_scale=config.context_scale,
-            trace_scale=1.0 if tune_context and hold_blocks else config.trace_scale,
+            trace_scale=1.0 if choose_trace else config.trace_scale,
         )
     )
     model = _Weights(len(items), len(topics), config, random_source, trace=filt.trace_scale > 0)

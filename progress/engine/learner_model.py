@@ -90,8 +90,8 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   through each learner's later answers (`fitting._step_marks`). It enters scaled by a factor
   (0 to 1) chosen on the held-out learners with the filter's settings, like the questions'
   context weights: on simulated learners, whose answers leave no such trace, it fits mostly
-  noise and the factor comes out at 0 to 0.25; on a log too small to choose (under
-  `fitting.FitConfig.tune_context_from` answers) it is off. Like the streak terms it says how
+  noise and the factor comes out at 0 to 0.25; on a log too small to fit it (under
+  `fitting.FitConfig.trace_from` answers) it is off. Like the streak terms it says how
   the very next answers go, so a prediction for no question in particular takes its mean
   instead. On OLI Statics it raised AUC from 0.8384-0.8386 to 0.8394-0.8405 (seeds 0 to 2;
   docs/readiness.md, "The trace of the last answers").
