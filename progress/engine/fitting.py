@@ -51,6 +51,7 @@ from progress.engine.learner_model import (
     context,
     features,
     logit_sum,
+    marked,
     observe_answer,
     profile_prior,
     sigmoid,
@@ -412,7 +413,7 @@ def _train_epoch(
                     for weight, gradient in zip(reads, gradients, strict=True)
                 ]
                 answered.append((item, y, error))
-                # The trace the next answer meets (learner_model.leave_trace, inlined).
+                # The trace the next answer meets (learner_model.marked, inlined).
                 right, wrong = trace_marks[item]
                 rest = 1.0 - y
                 learner_trace = [
@@ -620,11 +621,7 @@ def _traces(model: _Weights, blocks: Sequence[list[_Row]]) -> list[list[float]]:
         for item, *_, y in rows:
             learner_terms.append(sum(map(mul, reads[item], learner_trace)))
             right, wrong = marks[item]
-            rest = 1.0 - y
-            learner_trace = [
-                TRACE_DECAY * value + y * mark + rest * other
-                for value, mark, other in zip(learner_trace, right, wrong, strict=True)
-            ]
+            learner_trace = marked(learner_trace, right, wrong, y)
         terms.append(learner_terms)
     return terms
 

@@ -607,21 +607,28 @@ def logit_sum(
 
 
 def leave_trace(trace: list[float], weights: Sequence[float] | None, score: float) -> list[float]:
-    """The trace after an answer: the one before it decayed, plus the mark the answer leaves
-    (its score's share of the right answer's mark, the rest of the wrong one's; a question
-    without trace weights leaves none). The fitter's replays inline the same sum, in the
-    same order."""
+    """The trace after an answer to a question with these trace weights (None: it leaves no
+    mark, and the trace only decays)."""
     if weights is None:
         return [TRACE_DECAY * value for value in trace]
-    y = float(score)
+    return marked(
+        trace or [0.0] * TRACE_SIZE,
+        weights[TRACE_SIZE : 2 * TRACE_SIZE],
+        weights[2 * TRACE_SIZE :],
+        float(score),
+    )
+
+
+def marked(
+    trace: Sequence[float], right: Sequence[float], wrong: Sequence[float], y: float
+) -> list[float]:
+    """The trace decayed, plus the mark an answer of score y leaves: y of the right answer's
+    mark, the rest of the wrong one's. The fitter's training pass inlines the same sum, in
+    the same order (a replay must give the model's logits to the last bit)."""
     rest = 1.0 - y
-    if not trace:
-        trace = [0.0] * TRACE_SIZE
     return [
-        TRACE_DECAY * value + y * right + rest * wrong
-        for value, right, wrong in zip(
-            trace, weights[TRACE_SIZE : 2 * TRACE_SIZE], weights[2 * TRACE_SIZE :], strict=True
-        )
+        TRACE_DECAY * value + y * mark + rest * other
+        for value, mark, other in zip(trace, right, wrong, strict=True)
     ]
 
 
