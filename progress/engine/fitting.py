@@ -8,10 +8,12 @@ are chosen on training learners held out of that fit (the filter's settings on a
 them, for time, after every pass: the next pass trains under them). So is the factor on the
 questions' own context weights, on a log of at least FitConfig.tune_context_from answers; on
 a smaller one it is FitConfig.context_scale, where choosing it on a few held-out learners did
-worse. Nothing is set by hand for a particular data set: the defaults were chosen leaving each
-log out in turn (docs/readiness.md). The passes stop when the held-out log-loss stops
-improving, or after FitConfig.max_epochs, fewer on a big log (FitConfig.max_replayed_answers):
-never on the clock. With those choices made, the model is fitted once more from the start on
+worse; and the factor on the trace of the last answers, on a log of at least
+FitConfig.trace_from answers (on a smaller one the trace is off). Nothing is set by hand for
+a particular data set: the defaults were chosen leaving each log out in turn
+(docs/readiness.md). The passes stop when the held-out log-loss stops improving, or after
+FitConfig.max_epochs, fewer on a big log (FitConfig.max_replayed_answers): never on the
+clock. With those choices made, the model is fitted once more from the start on
 every training learner, the held-out ones included, and that fit is the one shipped (`fit`
 says why).
 
@@ -168,7 +170,7 @@ class _Filter:
     # since it is chosen on the same held-out log-loss; ModelParams stores the weights scaled).
     context_scale: float = 1.0
     # The factor on the trace term, chosen so too: on simulated learners, whose answers leave
-    # no trace, it only fits noise and the held-out learners switch it off.
+    # no trace, it fits mostly noise and the held-out learners keep it at 0 to 0.25.
     trace_scale: float = 1.0
 
     def as_dict(self) -> dict[str, float]:
