@@ -90,7 +90,8 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   through each learner's later answers (`fitting._step_marks`). It enters scaled by a factor
   (0 to 1) chosen on the held-out learners with the filter's settings, like the questions'
   context weights: on simulated learners, whose answers leave no such trace, it fits mostly
-  noise and the factor comes out at 0 to 0.25; on a log too small to fit it (under
+  noise, and the factor still came out at 0.25, letting a little through (docs/readiness.md
+  measures what it costs there); on a log too small to fit it (under
   `fitting.FitConfig.trace_from` answers) it is off. Like the streak terms it says how
   the very next answers go, so a prediction for no question in particular takes its mean
   instead. On OLI Statics it raised AUC from 0.8384-0.8386 to 0.8394-0.8405 (seeds 0 to 2;
@@ -183,8 +184,9 @@ _SIGNS = [_signs(code) for code in range(N_PATTERNS)]
 PROFILE_SIZE = 48
 
 # The trace (see the module's docstring): its size, and the share of it an answer keeps of
-# the one before. Chosen leaving each log out in turn (docs/readiness.md, "The trace of the
-# last answers"): with 0.5 the last three answers or so weigh; a longer memory did worse.
+# the one before: with 0.5 the last three answers or so weigh. Tried on Statics only
+# (docs/readiness.md, "The trace of the last answers"): 16 numbers, or a memory of 0.9 an
+# answer, did no better.
 TRACE_SIZE = 8
 TRACE_DECAY = 0.5
 
