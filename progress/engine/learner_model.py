@@ -185,8 +185,8 @@ PROFILE_SIZE = 48
 
 # The trace (see the module's docstring): its size, and the share of it an answer keeps of
 # the one before: with 0.5 the last three answers or so weigh. Tried on Statics only
-# (docs/readiness.md, "The trace of the last answers"): 16 numbers, or a memory of 0.9 an
-# answer, did no better.
+# (docs/readiness.md, "The trace of the last answers"): 16 numbers, a memory of 0.9 an
+# answer, or half the numbers at 0.8, did no better once the other logs had their say.
 TRACE_SIZE = 8
 TRACE_DECAY = 0.5
 
