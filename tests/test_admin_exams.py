@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from questions.models import Topic
+from tests.admin_forms import exam_post
 from tests.factories import ExamFactory, QuestionFactory, StaffFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
@@ -17,33 +18,6 @@ CHANGELIST = reverse("admin:questions_exam_changelist")
 def curator(client):
     client.force_login(StaffFactory())
     return client
-
-
-def exam_post(exam, topics) -> dict:
-    data = {
-        "slug": exam.slug,
-        "code": exam.code,
-        "title": exam.title,
-        "vendor": exam.vendor,
-        "description": "",
-        "position": "0",
-        "mock_question_count": "20",
-        "mock_duration_minutes": "30",
-        "mock_pass_percent": "70",
-        "topics-TOTAL_FORMS": str(len(topics)),
-        "topics-INITIAL_FORMS": str(sum(1 for t in topics if t.get("id"))),
-        "topics-MIN_NUM_FORMS": "0",
-        "topics-MAX_NUM_FORMS": "1000",
-        "mock_sections-TOTAL_FORMS": "0",
-        "mock_sections-INITIAL_FORMS": "0",
-        "mock_sections-MIN_NUM_FORMS": "0",
-        "mock_sections-MAX_NUM_FORMS": "1000",
-    }
-    for n, topic in enumerate(topics):
-        for name in ("id", "slug", "title", "weight", "description", "position"):
-            data[f"topics-{n}-{name}"] = topic.get(name, "")
-        data[f"topics-{n}-exam"] = exam.pk
-    return data
 
 
 def test_exam_list_shows_counts_and_flags_bad_weights(curator, django_assert_num_queries):

@@ -5,7 +5,6 @@ and the pages' query counts do not grow with the parts. Case studies too."""
 
 import re
 from decimal import Decimal
-from html.parser import HTMLParser
 from typing import cast
 
 import pytest
@@ -13,11 +12,22 @@ from django.urls import reverse
 
 from questions.models import CaseStudy, Option, Part, Question, Rationale
 from tests import items
+from tests.admin_forms import (
+    ADD,
+    add,
+    add_form,
+    every_error,
+    fill,
+    form_of,
+    form_of_case_study,
+    row_counts,
+    why,
+    with_rows,
+)
 from tests.factories import QuestionFactory, StaffFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db
 
-ADD = reverse("admin:questions_question_add")
 CHANGELIST = reverse("admin:questions_question_changelist")
 CASE_STUDIES = reverse("admin:questions_casestudy_changelist")
 
@@ -28,108 +38,9 @@ def curator(client):
     return client
 
 
-class _FormReader(HTMLParser):
-    """The fields of the page's question form as a browser would post them untouched."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[str, list[str]] = {}
-        self._in_form = False
-        self._select: str | None = None
-        self._select_options: list[tuple[str, bool]] = []
-        self._textarea: str | None = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = {key: value or "" for key, value in attrs}
-        if tag == "form" and a.get("id") == "question_form":
-            self._in_form = True
-        if not self._in_form or "__prefix__" in a.get("name", "__prefix__"):
-            if tag == "option" and self._select is not None:
-                self._select_options.append((a.get("value", ""), "selected" in a))
-            return
-        name = a["name"]
-        if tag == "input":
-            kind = a.get("type", "text")
-            if kind in ("checkbox", "radio") and "checked" not in a:
-                return
-            if kind in ("file", "submit", "button"):
-                return
-            default = "on" if kind in ("checkbox", "radio") else ""
-            self.data.setdefault(name, []).append(a.get("value", default))
-        elif tag == "select":
-            self._select, self._select_options = name, []
-        elif tag == "textarea":
-            self._textarea, self._text = name, []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "form":
-            self._in_form = False
-        elif tag == "select" and self._select is not None:
-            chosen = [value for value, selected in self._select_options if selected]
-            if not chosen and self._select_options:
-                chosen = [self._select_options[0][0]]
-            self.data[self._select] = chosen
-            self._select = None
-        elif tag == "textarea" and self._textarea is not None:
-            self.data[self._textarea] = ["".join(self._text).removeprefix("\n")]
-            self._textarea = None
-
-    def handle_data(self, data: str) -> None:
-        if self._textarea is not None:
-            self._text.append(data)
-
-
-def form_of(response) -> dict[str, object]:
-    assert response.status_code == 200, response.status_code
-    reader = _FormReader()
-    reader.feed(response.text)
-    return {name: values[0] if len(values) == 1 else values for name, values in reader.data.items()}
-
-
-def fill(data: dict[str, object], **fields: object) -> dict[str, object]:
-    """Type into the form: a value, True to tick a box, False to untick it."""
-    for name, value in fields.items():
-        name = name.replace("__", "-")
-        if value is False:
-            data.pop(name, None)
-        else:
-            data[name] = "on" if value is True else value
-    return data
-
-
-def add_form(curator, kind: str, topic, **fields: object) -> dict[str, object]:
-    data = form_of(curator.get(ADD, {"kind": kind}))
-    return fill(
-        data,
-        uid=f"{kind}-0001",
-        topic=str(topic.pk),
-        status="published",
-        stem="The scenario asks for this.",
-        explanation="Because the scenario says so.",
-        **fields,
-    )
-
-
-def add(curator, kind: str, data: dict[str, object]):
-    return curator.post(f"{ADD}?kind={kind}", data)
-
-
 def saved(response, kind: str) -> Question:
     assert response.status_code == 302, every_error(response)
     return Question.objects.get(uid=f"{kind}-0001")
-
-
-def every_error(response) -> list[str]:
-    """Each error list of the page, after the name of the field it belongs to (which follows
-    it) or "-" at the top."""
-    text = response.content.decode()
-    found = []
-    for match in re.finditer(r'<ul class="errorlist([^"]*)"[^>]*>(.*?)</ul>', text, re.S):
-        names = re.findall(r' name="(?!initial-)([^"]+)"', text[match.end() : match.end() + 3000])
-        field = "-" if "nonfield" in match.group(1) or not names else names[0]
-        found.append(f"{field}: {match.group(2).strip()}")
-    return found
 
 
 def errors_at_top(response) -> str:
@@ -137,31 +48,6 @@ def errors_at_top(response) -> str:
     text = response.content.decode()
     start = text.find('class="errornote"')
     return text[start : text.find("<fieldset", start)] if start >= 0 else ""
-
-
-def rows(prefix: str, *filled: dict[str, object]) -> dict[str, object]:
-    """Rows of an inline, as a curator types them into its blank forms (and more, as the
-    "Add another" link gives)."""
-    data: dict[str, object] = {f"{prefix}-TOTAL_FORMS": str(len(filled))}
-    for n, row in enumerate(filled):
-        for name, value in row.items():
-            if value is True:
-                value = "on"
-            if value is not False:
-                data[f"{prefix}-{n}-{name}"] = value
-    return data
-
-
-def with_rows(data: dict[str, object], prefix: str, *filled: dict[str, object]) -> dict:
-    """`data` with the inline's rows replaced by `filled` (its other blank rows dropped)."""
-    for name in [name for name in data if re.fullmatch(rf"{prefix}-\d+-.*", name)]:
-        del data[name]
-    data.update(rows(prefix, *filled))
-    return data
-
-
-def why(text: str) -> dict[str, str]:
-    return {"why": f"Because {text}.", "tempting_because": "It sounds right.", "right_when": ""}
 
 
 # The add page asks for the type first -------------------------------------------------------
@@ -426,10 +312,6 @@ def test_a_mixed_exhibits_gap_rules_refuse_the_save(curator, spoil, sentence):
 
 
 # Every rule refuses the save with its sentence, and nothing is saved -------------------------
-
-
-def row_counts() -> tuple[int, ...]:
-    return tuple(model.objects.count() for model in (Question, Option, Part, Rationale))
 
 
 def keep_rows(prefix: str, data: dict[str, object], *numbers: int) -> dict[str, object]:
@@ -846,13 +728,6 @@ def test_a_case_study_edit_reaches_its_questions_pages(
     with django_capture_on_commit_callbacks(execute=True):
         assert curator.post(url, data).status_code == 302
     assert "A <strong>fashion</strong> retailer" in client.get(question.get_absolute_url()).text
-
-
-def form_of_case_study(curator, url: str) -> dict[str, object]:
-    text = curator.get(url).text
-    reader = _FormReader()
-    reader.feed(text.replace('id="casestudy_form"', 'id="question_form"'))
-    return {name: values[0] for name, values in reader.data.items()}
 
 
 def test_a_used_case_study_keeps_its_exam(curator):

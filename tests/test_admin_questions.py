@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from questions.models import Option, Question, Rationale, RelatedQuestion
+from tests.admin_forms import question_post
 from tests.banks import SAMPLE_BANK, make_bank
 from tests.factories import (
     QuestionFactory,
@@ -141,53 +142,6 @@ def test_mark_reviewed_today_action(curator):
 
 
 # The edit page --------------------------------------------------------------------------------
-
-
-def question_post(question=None, *, topic, options, related=(), **fields) -> dict:
-    """The admin change form's POST: the question's fields, its options with their rationales
-    and its related questions. `options` items: dicts with text/correct/why and optional id."""
-    data = {
-        "uid": "new-0001",
-        "topic": topic.pk,
-        "kind": "single",
-        "status": "draft",
-        "stem": "Which protocol resolves names to addresses?",
-        "trap": "",
-        "explanation": "DNS maps names to addresses.",
-        "difficulty": "easy",
-        "author": "",
-        "reviewed_on": "",
-        "tags": "[]",
-        "references": "[]",
-        "position": "0",
-        "options-TOTAL_FORMS": str(len(options)),
-        "options-INITIAL_FORMS": str(sum(1 for o in options if o.get("id"))),
-        "options-MIN_NUM_FORMS": "2",
-        "options-MAX_NUM_FORMS": "8",
-        "related_links-TOTAL_FORMS": str(len(related)),
-        "related_links-INITIAL_FORMS": "0",
-        "related_links-MIN_NUM_FORMS": "0",
-        "related_links-MAX_NUM_FORMS": "1000",
-    }
-    data.update(fields)
-    for n, option in enumerate(options):
-        prefix = f"options-{n}-"
-        data[prefix + "id"] = option.get("id", "")
-        data[prefix + "question"] = question.pk if question else ""
-        data[prefix + "position"] = str(n)
-        data[prefix + "text"] = option["text"]
-        if option.get("correct"):
-            data[prefix + "is_correct"] = "on"
-        data[prefix + "why"] = option.get("why", "")
-        data[prefix + "tempting_because"] = option.get("tempting_because", "")
-        data[prefix + "right_when"] = option.get("right_when", "")
-        if option.get("delete"):
-            data[prefix + "DELETE"] = "on"
-    for n, target in enumerate(related):
-        data[f"related_links-{n}-from_question"] = question.pk if question else ""
-        data[f"related_links-{n}-position"] = str(n)
-        data[f"related_links-{n}-to_question"] = target.pk
-    return data
 
 
 def test_add_a_question_with_options_rationales_and_related(curator):

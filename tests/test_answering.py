@@ -243,7 +243,7 @@ def test_an_admin_edit_shows_at_once(client, single, django_capture_on_commit_ca
     assert "Old stem" not in client.get(single.get_absolute_url()).text
     staff = Client()
     staff.force_login(StaffFactory())
-    from tests.test_admin_questions import question_post
+    from tests.admin_forms import question_post
 
     options = [
         {"id": o.pk, "text": o.text, "correct": o.is_correct, "why": o.rationale.why}

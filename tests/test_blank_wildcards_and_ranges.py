@@ -13,9 +13,9 @@ from questions.bank.formats.courseiva import export_document
 from questions.bank.formats.qti_typed import read_pattern, wildcard_pattern
 from questions.models import Part, Question
 from tests import items
+from tests.admin_forms import add, add_form, every_error, row_counts, why, with_rows
 from tests.factories import ExamFactory, StaffFactory, TopicFactory
 from tests.foreign_files import run, write
-from tests.test_admin_item_types import add, add_form, every_error, row_counts, why, with_rows
 
 pytestmark = pytest.mark.django_db
 

@@ -14,11 +14,10 @@ from django.urls import reverse
 
 from questions.models import PageChange, Question, Topic
 from questions.pages import snapshot as pages
+from tests.admin_forms import exam_post, question_post
 from tests.banks import make_bank
 from tests.factories import ExamFactory, QuestionFactory, StaffFactory, TopicFactory, UserFactory
 from tests.nonces import without_nonces
-from tests.test_admin_exams import exam_post
-from tests.test_admin_questions import question_post
 
 pytestmark = pytest.mark.django_db
 

@@ -469,7 +469,7 @@ def test_admin_upload_stores_the_image_and_shows_its_markdown(client):
 
 
 def change_form_post(question: Question, **fields) -> dict:
-    from tests.test_admin_questions import question_post
+    from tests.admin_forms import question_post
 
     options = [
         {"id": o.pk, "text": o.text, "correct": o.is_correct, "why": o.rationale.why}
