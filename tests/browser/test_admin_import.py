@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from questions.models import Question, Status
-from tests.browser.test_curation import sign_in_to_admin
+from tests.browser.accounts import sign_in_to_admin
 from tests.factories import ExamFactory, TopicFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -8,18 +8,10 @@ from playwright.sync_api import expect
 
 from questions.models import Question, Rationale
 from tests.banks import SAMPLE_BANK, make_bank
-from tests.factories import QuestionFactory, StaffFactory
+from tests.browser.accounts import sign_in_to_admin
+from tests.factories import QuestionFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def sign_in_to_admin(page) -> None:
-    StaffFactory(username="curator")
-    page.goto("/admin/login/")
-    page.get_by_label("Username").fill("curator")
-    page.get_by_label("Password").fill("correct horse battery staple")
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="Question bank and learners")).to_be_visible()
 
 
 def test_curator_finds_and_edits_a_question_with_its_rationales(page):

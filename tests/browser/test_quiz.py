@@ -9,8 +9,8 @@ from questions.bank.document_import import import_document
 from questions.bank.formats.courseiva import read_document
 from questions.models import Topic
 from tests.banks import DEMO_BANK
+from tests.browser.accounts import sign_up_link
 from tests.browser.parts import answer_shown
-from tests.browser.test_signup import sign_up_link
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

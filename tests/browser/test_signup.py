@@ -3,32 +3,16 @@ newcomer chooses a username and a password. A newcomer from a cohort's join link
 to that cohort after the round-trip through the mailbox; an owner of the address who signs up
 again sees the page a newcomer sees, and gets a note instead of a link."""
 
-import re
-
 import pytest
-from django.core import mail
 from playwright.sync_api import expect
 
 from progress.cohorts.models import Cohort, Membership
+from tests.browser.accounts import mail_to, sign_up_link
 from tests.factories import ExamFactory, InstructorFactory, UserFactory
-from tests.worker import run_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PASSWORD = "a long and unusual passphrase 42"
-
-
-def mail_to(address: str) -> mail.EmailMessage:
-    """The last mail to `address`, once the worker has sent what the pages enqueued."""
-    run_worker()
-    return [message for message in mail.outbox if message.to == [address]][-1]
-
-
-def sign_up_link(address: str) -> str:
-    """The link of the sign-up mail sent to `address`."""
-    found = re.search(r"https?://\S+/accounts/signup/confirm/\S+/", str(mail_to(address).body))
-    assert found is not None, "no sign-up link in the mail"
-    return found.group(0)
 
 
 def test_a_newcomer_from_a_join_link_signs_up_and_joins(page):
