@@ -14,7 +14,7 @@ from questions.bank.document_import import import_document
 from questions.models import Question, Rationale
 from tests.banks import make_bank
 from tests.factories import QuestionFactory, StaffFactory
-from tests.test_question_page import assert_nothing_revealed
+from tests.unanswered import assert_nothing_revealed
 
 pytestmark = pytest.mark.django_db
 

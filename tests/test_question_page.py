@@ -5,29 +5,11 @@ import re
 import pytest
 from django.urls import reverse
 
-from questions.models import Option, Question
+from questions.models import Option
 from tests.factories import OptionFactory, QuestionFactory, StaffFactory
+from tests.unanswered import assert_nothing_revealed
 
 pytestmark = pytest.mark.django_db
-
-
-def secrets_of(question: Question) -> list[str]:
-    """Everything that must stay hidden until an answer: explanation, rationales, and words
-    that would mark an option correct."""
-    hidden = [question.explanation, "correct", "is_correct", "rationale", "missed"]
-    for option in question.options.select_related("rationale"):
-        hidden += [
-            option.rationale.why,
-            option.rationale.tempting_because,
-            option.rationale.right_when,
-        ]
-    return [text for text in hidden if text]
-
-
-def assert_nothing_revealed(response, question: Question) -> None:
-    text = response.content.decode()
-    for secret in secrets_of(question):
-        assert secret.lower() not in text.lower(), f"{secret!r} leaked"
 
 
 @pytest.fixture
