@@ -18,7 +18,7 @@ from questions.models import CaseStudy, Kind, Option, Part, Question, Scoring
 from tests import items
 from tests.factories import ExamFactory, QuestionFactory
 from tests.foreign_files import run
-from tests.test_media import png
+from tests.images import png
 
 pytestmark = pytest.mark.django_db
 

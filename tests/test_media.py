@@ -4,9 +4,7 @@ imported from Moodle XML and QTI, exported and removed when unused."""
 import base64
 import io
 import json
-import struct
 import zipfile
-import zlib
 from datetime import timedelta
 from pathlib import Path
 
@@ -20,28 +18,9 @@ from questions.media import images as media
 from questions.models import CaseStudy, Question, QuestionMedia
 from tests import items
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory
+from tests.images import png
 
 pytestmark = pytest.mark.django_db
-
-
-def png(width: int = 1, height: int = 1, seed: int = 0) -> bytes:
-    """A real PNG of one colour: `seed` changes the colour, so the bytes differ."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (
-            struct.pack(">I", len(data))
-            + kind
-            + data
-            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-        )
-
-    row = b"\x00" + bytes([seed % 256, 0, 0]) * width
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-        + chunk(b"IDAT", zlib.compress(row * height))
-        + chunk(b"IEND", b"")
-    )
 
 
 # Accepting and storing ------------------------------------------------------------------
