@@ -1,6 +1,8 @@
 """Questions of every item type, built in code for the tests: each published, with its parts'
-rationales, and a helper to post a right (or a chosen) answer to it."""
+rationales, and helpers to post a right (or a chosen) answer to it, with the served-at token
+a signed-in learner's form carries."""
 
+import re
 from decimal import Decimal
 from typing import Any, cast
 
@@ -204,3 +206,10 @@ def page_of(question: Question) -> QuestionPage:
     page = question_page(question.uid)
     assert page is not None
     return page
+
+
+def served_form(client, question) -> dict[str, str]:
+    text = client.get(question.get_absolute_url()).text
+    token = re.search(r'name="served" value="([^"]+)"', text)
+    assert token, "a signed-in learner's form carries the served-at token"
+    return {"served": token.group(1)}

@@ -1,7 +1,6 @@
 """Every answer of a signed-in learner is recorded, once, with what was chosen and how long it
 took; editing or deleting the question later leaves the record alone."""
 
-import re
 from datetime import timedelta
 
 import pytest
@@ -16,16 +15,10 @@ from progress.practice.public_pages import serve_token
 from progress.practice.recording import record_attempt
 from questions.pages.snapshot import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory
+from tests.items import served_form
 from tests.threads import run_at_once
 
 pytestmark = pytest.mark.django_db
-
-
-def served_form(client, question) -> dict[str, str]:
-    text = client.get(question.get_absolute_url()).text
-    token = re.search(r'name="served" value="([^"]+)"', text)
-    assert token, "a signed-in learner's form carries the served-at token"
-    return {"served": token.group(1)}
 
 
 def test_an_answer_on_the_public_page_is_recorded(client, learner):

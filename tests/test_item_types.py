@@ -21,7 +21,7 @@ from questions.grading import (
 )
 from questions.models import Kind, Part, Scoring
 from tests import items
-from tests.test_attempts import served_form
+from tests.items import served_form
 
 pytestmark = pytest.mark.django_db
 
