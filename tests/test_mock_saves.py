@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from progress.mocks.models import MockExam, MockItem
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
-from tests.test_mocks import bigger_exam, item_url, keys, start
+from tests.mock_exams import bigger_exam, item_url, keys, start
 
 pytestmark = pytest.mark.django_db
 

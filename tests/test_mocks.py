@@ -15,6 +15,7 @@ from progress.mocks.middleware import DEADLINE_SESSION_KEY
 from progress.mocks.models import MockExam, MockItem
 from progress.practice.models import Attempt, Quiz
 from tests.factories import ExamFactory, QuestionFactory, TopicFactory, UserFactory
+from tests.mock_exams import bigger_exam, item_url, keys, start
 
 pytestmark = pytest.mark.django_db
 
@@ -38,20 +39,6 @@ def exam():
     QuestionFactory.create_batch(6, topic=first)
     QuestionFactory.create_batch(4, topic=second)
     return exam
-
-
-def start(client, exam) -> MockExam:
-    response = client.post(reverse("mock_start", args=[exam.slug]))
-    assert response.status_code == 302
-    return MockExam.objects.latest("started_at")
-
-
-def item_url(mock, number):
-    return reverse("mock_item", args=[mock.code, number])
-
-
-def keys(item, correct=True):
-    return list(item.question.options.filter(is_correct=correct).values_list("key", flat=True))
 
 
 def save(client, mock, number, choice, go="next", flagged=False, **headers):
@@ -452,13 +439,6 @@ def test_practise_the_missed_ones(client, learner, exam):
 
 
 # Speed ---------------------------------------------------------------------------------------
-
-
-def bigger_exam(count):
-    exam = ExamFactory(mock_question_count=count, mock_duration_minutes=60, mock_pass_percent=70)
-    topic = TopicFactory(exam=exam, weight=100)
-    QuestionFactory.create_batch(count, topic=topic)
-    return exam
 
 
 def test_saving_and_moving_cost_a_fixed_number_of_queries(
