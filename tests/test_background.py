@@ -39,7 +39,7 @@ from tests.factories import (
     record_answer,
     storage_and_serving_exam,
 )
-from tests.test_item_analysis import cards, figures
+from tests.item_analysis_page import cards, figures
 from tests.threads import run_at_once
 from tests.worker import Clock, due_at, queued, run_worker
 

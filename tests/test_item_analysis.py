@@ -7,11 +7,10 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.urls import reverse
 
-from progress.accounts.models import INSTRUCTORS_GROUP, User
+from progress.accounts.models import User
 from progress.cohorts.item_refresh import refresh_exam_statistics
 from progress.cohorts.item_statistics import compute_item_statistics
 from progress.cohorts.models import Cohort, ItemStatistic, ItemStatisticsMark, Membership
@@ -21,20 +20,16 @@ from questions.models import Kind, Question
 from questions.pages.snapshot import question_page
 from tests.factories import (
     ExamFactory,
+    InstructorFactory,
     QuestionFactory,
     StaffFactory,
     TopicFactory,
     UserFactory,
     record_answer,
 )
+from tests.item_analysis_page import cards, figures
 
 pytestmark = pytest.mark.django_db
-
-
-def make_instructor(**kwargs):
-    user = UserFactory(**kwargs)
-    user.groups.add(Group.objects.get(name=INSTRUCTORS_GROUP))
-    return user
 
 
 def keys(question):
@@ -407,29 +402,6 @@ def test_the_command_prints_its_summary():
 # --- The instructors' page --------------------------------------------------------------------
 
 
-def cards(html):
-    """The page's question rows, by uid."""
-    found = {}
-    if "<tbody>" not in html:
-        return found
-    body = html.split("<tbody>")[1].split("</tbody>")[0]
-    for card in body.split("<tr")[1:]:
-        uid = re.search(r'<span class="exam-code">([^<]+)</span>', card)
-        assert uid is not None
-        found[uid.group(1)] = card
-    return found
-
-
-FIGURES = ("Learners", "Facility", "Discrimination", "Median time")
-
-
-def figures(row):
-    """A row's figures by column, as text."""
-    cells = re.findall(r"<td>(.*?)</td>", row, re.S)
-    return {name: re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", cell)).strip()
-            for name, cell in zip(FIGURES, cells, strict=False)}  # fmt: skip
-
-
 def option_shares(row):
     """(share, correct, text) of each option, in order."""
     return [
@@ -446,7 +418,7 @@ def option_shares(row):
 @pytest.fixture
 def flagged(client):
     exam, questions = build_flagged_exam(12)
-    instructor = make_instructor()
+    instructor = InstructorFactory()
     cohort = Cohort.objects.create(name="Evening class", exam=exam)
     cohort.instructors.add(instructor)
     compute_item_statistics()
@@ -507,7 +479,7 @@ def test_the_cohort_scope_shows_the_cohort_figures(client, flagged):
 
 
 def test_another_instructors_cohort_is_a_404(client, flagged):
-    stranger = make_instructor()
+    stranger = InstructorFactory()
     client.force_login(stranger)
     url = reverse("item_analysis", args=[flagged["exam"].slug])
     assert client.get(url, {"cohort": flagged["cohort"].code}).status_code == 404
@@ -564,7 +536,7 @@ def test_the_page_takes_the_same_queries_whatever_the_number_of_questions(
     client, django_assert_num_queries, count
 ):
     exam = exam_with_statistics(count)
-    client.force_login(make_instructor())
+    client.force_login(InstructorFactory())
     url = reverse("item_analysis", args=[exam.slug])
     # Session with user, the user's and their groups' permissions, the exam, the page count, the
     # rows with their questions and topics, their options, their parts, the user's cohorts of

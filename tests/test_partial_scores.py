@@ -27,8 +27,8 @@ from progress.practice.recording import record_attempt
 from progress.readiness.models import ExamAbility, TopicReadiness
 from questions.models import Scoring
 from tests import items
-from tests.factories import ExamFactory, StaffFactory, TopicFactory, UserFactory
-from tests.test_item_analysis import cards, make_instructor
+from tests.factories import ExamFactory, InstructorFactory, StaffFactory, TopicFactory, UserFactory
+from tests.item_analysis_page import cards
 from tests.test_readiness_state import run_batch, snapshot
 
 pytestmark = pytest.mark.django_db
@@ -272,7 +272,7 @@ def test_the_item_analysis_shows_the_facility_per_part_in_a_fixed_number_of_quer
         question_.save()
     record_answer_in_order(UserFactory(), ordering)
     compute_item_statistics()
-    client.force_login(make_instructor())
+    client.force_login(InstructorFactory())
     url = reverse("item_analysis", args=[topic.exam.slug])
     # As for choice questions (tests/test_item_analysis.py), and the parts of the page's
     # questions in one query.
