@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from progress.engine import evaluation, fitting, learner_model, simulation
 from progress.engine.learner_model import Answer, ItemState, ReadinessModel
-from tests.test_readiness import hand_model
+from tests.readiness_store import hand_model
 
 
 def moved(score: float, **changes) -> tuple[learner_model.LearnerState, float]:

@@ -29,7 +29,7 @@ from questions.models import Scoring
 from tests import items
 from tests.factories import ExamFactory, InstructorFactory, StaffFactory, TopicFactory, UserFactory
 from tests.item_analysis_page import cards
-from tests.test_readiness_state import run_batch, snapshot
+from tests.readiness_store import run_batch, snapshot
 
 pytestmark = pytest.mark.django_db
 

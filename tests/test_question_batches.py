@@ -25,12 +25,9 @@ from progress.readiness.models import (
 )
 from questions.pages.snapshot import question_page
 from tests.factories import QuestionFactory, TopicFactory, UserFactory, record_answer
+from tests.readiness_store import run_batch
 
 pytestmark = pytest.mark.django_db
-
-
-def run_batch():
-    return apply_question_batch(Attempt.objects)
 
 
 def state():

@@ -30,34 +30,10 @@ from progress.engine.learner_model import (
 )
 from progress.practice.models import Attempt, Source
 from tests.factories import UserFactory
+from tests.readiness_store import hand_model
 
 KT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "kt"
 HEADER = "user_id\titem_id\ttimestamp\tcorrect\tskill_id\n"
-
-
-def hand_model(**changes) -> ReadinessModel:
-    """Topic t (difficulty 0.5), question q of it (difficulty -0.5, variance 0.5); one history
-    weight: 1 on log(1 + earlier right answers to the question); the pattern "right" 0.25."""
-    weights = [0.0] * len(FEATURES)
-    weights[FEATURES.index("item_wins")] = 1.0
-    patterns = [0.0] * learner_model.N_PATTERNS
-    patterns[0b11] = 0.25
-    params = ModelParams(
-        bias=0.0,
-        weights=weights,
-        pattern_weights=patterns,
-        topics={"t": TopicParams(difficulty=0.5)},
-        items={"q": ItemState(difficulty=-0.5, variance=0.5, answers=10)},
-        ability_variance=1.0,
-        topic_variance=0.5,
-        profile_variance=0.0,
-        ability_drift=0.1,
-        topic_drift=0.0,
-        item_variance=1.0,
-    )
-    for name, value in changes.items():
-        setattr(params, name, value)
-    return ReadinessModel(params)
 
 
 # --- The model, by hand ---------------------------------------------------------------------

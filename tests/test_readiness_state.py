@@ -14,7 +14,6 @@ from progress.accounts.models import User
 from progress.engine.learner_model import FEATURES
 from progress.mocks.models import MockExam
 from progress.practice.models import Attempt, Quiz
-from progress.readiness.batches import apply_question_batch
 from progress.readiness.in_use import current_model, starting_params
 from progress.readiness.models import (
     MIN_FIT_ANSWERS,
@@ -30,6 +29,7 @@ from tests.factories import (
     UserFactory,
     record_answer,
 )
+from tests.readiness_store import run_batch, snapshot
 from tests.threads import run_at_once
 
 pytestmark = pytest.mark.django_db
@@ -37,36 +37,6 @@ pytestmark = pytest.mark.django_db
 
 def answer(learner, question, right: bool):
     record_answer(learner, question, right)
-
-
-def run_batch():
-    """What the worker does after answers: move the questions' difficulties."""
-    return apply_question_batch(Attempt.objects)
-
-
-def snapshot():
-    """Every stored state, comparable."""
-    return (
-        list(Attempt.objects.order_by("pk").values_list("pk", "learner_logit")),
-        {
-            (r.learner_id, r.exam_id): (r.state, r.answers, r.movers)
-            for r in ExamAbility.objects.all()
-        },
-        {
-            (r.learner_id, r.topic_id): (
-                r.state,
-                r.answers,
-                r.ability,
-                r.variance,
-                round(r.difficulty_sum, 9),
-            )
-            for r in TopicReadiness.objects.all()
-        },
-        {
-            r.question_id: (r.difficulty, r.variance, r.answers, r.profile)
-            for r in QuestionReadiness.objects.all()
-        },
-    )
 
 
 def test_an_answer_moves_the_learner_and_the_question():
