@@ -1,7 +1,7 @@
 """The shape of the code, checked: the learner model stays plain Python, no import cycle, the
 rooms of both apps depend one way, `questions` never imports `progress`, the project's
 library imports no app, no model is looked up by name, SQL text is written only where it is
-named for, and no room reads the tables of a room above it.
+named for, no room reads the tables of a room above it, and no test module imports another.
 
 Imports are read from the source with `ast`, every one of them: at the top of a module, inside
 a function (a lazy import) and under `if TYPE_CHECKING:`.
@@ -450,3 +450,30 @@ def test_no_room_reads_the_tables_of_a_room_above_it():
 )
 def test_which_room_may_read_which_tables(here, there, allowed):
     assert may_read(here, there) is allowed
+
+
+def imported_test_modules(path: Path) -> set[str]:
+    """The test modules (tests/**/test_*.py) that the module at `path` imports."""
+    tests = ROOT / "tests"
+    test_modules = {module_name(found) for found in tests.rglob("test_*.py")}
+    return imported_names(path, module_name(path)) & test_modules
+
+
+def test_the_test_import_finder_finds_a_lazy_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def helper(): ...\n")
+    importer = tmp_path / "tests" / "test_b.py"
+    importer.write_text("def test_b():\n    from tests.test_a import helper\n")
+    assert imported_test_modules(importer) == {"tests.test_a"}
+
+
+def test_no_test_module_imports_another():
+    """A helper that two test modules share lives in a module named for what it does
+    (tests/admin_forms.py, tests/items.py, ...), not in whichever test needed it first."""
+    offending = {
+        module_name(path): sorted(found)
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if (found := imported_test_modules(path))
+    }
+    assert offending == {}
