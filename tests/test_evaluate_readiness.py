@@ -1,0 +1,137 @@
+"""`manage.py evaluate_readiness`: the shared logs, a train and a test file, a log split by
+learner, the site's own attempts, several seeds with their mean, and every bad input refused
+with its reason."""
+
+import json
+import random
+from datetime import timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from progress.practice.models import Attempt, Source
+from tests.factories import UserFactory
+from tests.kt_logs import HEADER, KT_DATA, synthetic_log
+
+
+def evaluate(*args: str) -> str:
+    out = StringIO()
+    call_command("evaluate_readiness", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_command_on_a_slice_of_statics(tmp_path):
+    if not (KT_DATA / "statics_train.tsv").exists():
+        pytest.skip(f"the shared logs are not at {KT_DATA}")
+    # The first 100 learners of the statics training log, their first 150 answers each.
+    lines = (KT_DATA / "statics_train.tsv").read_text().splitlines(keepends=True)
+    counts = {}
+    kept = [lines[0]]
+    for line in lines[1:]:
+        learner = line.split("\t", 1)[0]
+        if learner not in counts and len(counts) == 100:
+            continue
+        counts[learner] = counts.get(learner, 0) + 1
+        if counts[learner] <= 150:
+            kept.append(line)
+    log = tmp_path / "statics_slice.tsv"
+    log.write_text("".join(kept))
+
+    output = evaluate("--train", str(log), "--split-learners", "0.8", "--seed", "0")
+
+    lines = output.strip().splitlines()
+    assert "AUC" in output
+    scores = json.loads(lines[-1])
+    assert set(scores) == {"n", "auc", "rmse", "logloss", "ece"}
+    assert scores["n"] > 1000
+    assert scores["auc"] > 0.70
+    assert scores["ece"] < 0.05
+    # Run again on the same file, the same figures to the last digit printed: nothing in
+    # the fit or the replay depends on the time it takes.
+    again = evaluate("--train", str(log), "--split-learners", "0.8", "--seed", "0")
+    assert again.strip().splitlines()[-1] == lines[-1]
+
+
+def test_command_with_train_and_test_files(tmp_path):
+    rng = random.Random(5)
+    train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
+    for path, learners in ((train, 40), (test, 10)):
+        rows = [
+            f"{path.stem}{learner}\t{item}\t0\t{int(correct)}\t{skill}\n"
+            for learner, answers in synthetic_log(rng, learners=learners, answers=20).items()
+            for item, skill, correct in answers
+        ]
+        path.write_text(HEADER + "".join(rows))
+    scores = json.loads(evaluate("--train", str(train), "--test", str(test)).splitlines()[-1])
+    assert scores["n"] == 200
+    # The yardstick on the same files: no filtered abilities or profiles, other predictions.
+    output = evaluate("--train", str(train), "--test", str(test), "--yardstick")
+    assert "filter ability_variance 0, topic_variance 0, profile_variance 0" in output
+    yardstick = json.loads(output.splitlines()[-1])
+    assert yardstick["n"] == 200
+    assert yardstick["logloss"] != scores["logloss"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--train", "/nonexistent/train.tsv", "--split-learners", "0.8"], "cannot be read"),
+        (["--train", "{bad}", "--split-learners", "0.8"], "the header lacks"),
+        (["--train", "{good}", "--split-learners", "1.5"], "strictly between 0 and 1"),
+        (["--train", "{good}", "--split-learners", "0"], "strictly between 0 and 1"),
+        (["--test", "{good}"], "--test needs --train"),
+        (["--train", "{good}"], "give --split-learners"),
+        (["--train", "{good}", "--test", "{good}", "--split-learners", "0.8"], "single log"),
+        (["--train", "{one_learner}", "--split-learners", "0.5"], "two learners or more"),
+    ],
+)
+def test_command_errors(tmp_path, args, message):
+    files = {
+        "bad": "learner\tquestion\n1\t2\n",
+        "good": HEADER + "u1\ti1\t0\t1\ts1\nu2\ti1\t0\t0\ts1\n",
+        "one_learner": HEADER + "u1\ti1\t0\t1\ts1\n",
+    }
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp_path / f"{name}.tsv"
+        paths[name].write_text(text)
+    args = [arg.format(**{k: str(v) for k, v in paths.items()}) for arg in args]
+    with pytest.raises(CommandError, match=message):
+        evaluate(*args)
+
+
+@pytest.mark.django_db
+def test_command_without_files_needs_enough_site_attempts():
+    learner = UserFactory()
+    Attempt.objects.create(
+        learner=learner, question_uid="q-1", chosen=[], is_correct=True, source=Source.PAGE
+    )
+    with pytest.raises(CommandError, match="Too few attempts on the site"):
+        evaluate()
+
+
+@pytest.mark.django_db
+def test_command_replays_the_site_attempts():
+    rng = random.Random(2)
+    start = timezone.now() - timedelta(days=1)
+    attempts = []
+    for number, answers in enumerate(synthetic_log(rng, learners=15, answers=20).values()):
+        learner = UserFactory()
+        for k, (item, _skill, correct) in enumerate(answers):
+            attempts.append(
+                Attempt(
+                    learner=learner,
+                    question_uid=item,
+                    chosen=[],
+                    is_correct=correct,
+                    source=Source.QUIZ,
+                    answered_at=start + timedelta(minutes=100 * number + k),
+                )
+            )
+    Attempt.objects.bulk_create(attempts)
+    output = evaluate()
+    assert "site attempts" in output
+    scores = json.loads(output.splitlines()[-1])
+    assert scores["n"] == 3 * 20  # 80% of 15 learners fit on, the other 3 replayed
