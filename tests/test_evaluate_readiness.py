@@ -54,24 +54,53 @@ def test_command_on_a_slice_of_statics(tmp_path):
     assert again.strip().splitlines()[-1] == lines[-1]
 
 
-def test_command_with_train_and_test_files(tmp_path):
-    rng = random.Random(5)
+def train_and_test_files(tmp_path, *, train_learners: int = 40) -> tuple[str, str]:
+    """A train and a test file of learners on the same questions: 10 test learners."""
+    learners = list(
+        synthetic_log(random.Random(5), learners=train_learners + 10, answers=20).items()
+    )
     train, test = tmp_path / "train.tsv", tmp_path / "test.tsv"
-    for path, learners in ((train, 40), (test, 10)):
+    for path, part in ((train, learners[:train_learners]), (test, learners[train_learners:])):
         rows = [
-            f"{path.stem}{learner}\t{item}\t0\t{int(correct)}\t{skill}\n"
-            for learner, answers in synthetic_log(rng, learners=learners, answers=20).items()
+            f"{learner}\t{item}\t0\t{int(correct)}\t{skill}\n"
+            for learner, answers in part
             for item, skill, correct in answers
         ]
         path.write_text(HEADER + "".join(rows))
-    scores = json.loads(evaluate("--train", str(train), "--test", str(test)).splitlines()[-1])
+    return str(train), str(test)
+
+
+def test_command_with_train_and_test_files(tmp_path):
+    train, test = train_and_test_files(tmp_path)
+    scores = json.loads(evaluate("--train", train, "--test", test).splitlines()[-1])
     assert scores["n"] == 200
     # The yardstick on the same files: no filtered abilities or profiles, other predictions.
-    output = evaluate("--train", str(train), "--test", str(test), "--yardstick")
+    output = evaluate("--train", train, "--test", test, "--yardstick")
     assert "filter ability_variance 0, topic_variance 0, profile_variance 0" in output
     yardstick = json.loads(output.splitlines()[-1])
     assert yardstick["n"] == 200
     assert yardstick["logloss"] != scores["logloss"]
+
+
+def test_several_seeds_print_each_run_and_their_mean(tmp_path):
+    """A fit's figures move with its seed: --seeds runs it several times and prints each
+    run (as a run alone with that seed would) and their mean, the figure to compare."""
+    train, test = train_and_test_files(tmp_path, train_learners=60)
+    output = evaluate("--train", train, "--test", test, "--seed", "4", "--seeds", "3")
+    assert "--- seed 5 (2 of 3)" in output
+    summary = json.loads(output.splitlines()[-1])
+    assert summary["seeds"] == [4, 5, 6]
+    runs = summary["runs"]
+    assert [run["seed"] for run in runs] == [4, 5, 6]
+    alone = json.loads(evaluate("--train", train, "--test", test, "--seed", "5").splitlines()[-1])
+    assert {k: v for k, v in runs[1].items() if k != "seed"} == alone
+    aucs = [run["auc"] for run in runs]
+    assert len(set(aucs)) > 1, "the seeds should give different fits"
+    assert summary["mean"]["auc"] == pytest.approx(sum(aucs) / 3, abs=1e-6)
+    mean_row = next(line for line in output.splitlines() if line.startswith("mean"))
+    assert f"{summary['mean']['auc']:.4f}" in mean_row
+    range_row = next(line for line in output.splitlines() if line.startswith("range"))
+    assert f"{max(aucs) - min(aucs):.4f}" in range_row
 
 
 @pytest.mark.parametrize(
@@ -85,6 +114,7 @@ def test_command_with_train_and_test_files(tmp_path):
         (["--train", "{good}"], "give --split-learners"),
         (["--train", "{good}", "--test", "{good}", "--split-learners", "0.8"], "single log"),
         (["--train", "{one_learner}", "--split-learners", "0.5"], "two learners or more"),
+        (["--train", "{good}", "--split-learners", "0.5", "--seeds", "0"], "1 or more, not 0"),
     ],
 )
 def test_command_errors(tmp_path, args, message):

@@ -398,3 +398,33 @@ def evaluate(
         partial_scores=partial_scores,
         other_scores=other_scores,
     )
+
+
+def seeds_summary(runs: Sequence[tuple[int, Evaluation]]) -> tuple[list[str], dict[str, object]]:
+    """Several runs of the same evaluation with different seeds: a table of each run, their
+    mean and their range, and the JSON line (`mean`, `runs`). A fit's figures move with its
+    seed (which training learners are held out, the passes' order, the random starts), so one
+    run can be a lucky one; the mean of several is the figure to compare."""
+    metrics = ("auc", "rmse", "logloss", "ece")
+    labels = {"auc": "AUC", "rmse": "RMSE", "logloss": "log-loss", "ece": "ECE"}
+    header = f"{'seed':<6}" + "".join(f"  {labels[m]:>8}" for m in metrics)
+    lines = [header + "  passes kept   fit s"]
+    for seed, run in runs:
+        report = run.fit_report
+        values = "".join(f"  {getattr(run.scores, m):>8.4f}" for m in metrics)
+        kept = f"{report.epochs} of {report.passes}"
+        lines.append(f"{seed:<6}{values}  {kept:>11}  {run.fit_seconds:>6.1f}")
+    mean = {m: math.fsum(getattr(run.scores, m) for _, run in runs) / len(runs) for m in metrics}
+    spread = {
+        m: max(getattr(run.scores, m) for _, run in runs)
+        - min(getattr(run.scores, m) for _, run in runs)
+        for m in metrics
+    }
+    lines.append(f"{'mean':<6}" + "".join(f"  {mean[m]:>8.4f}" for m in metrics))
+    lines.append(f"{'range':<6}" + "".join(f"  {spread[m]:>8.4f}" for m in metrics))
+    data: dict[str, object] = {
+        "seeds": [seed for seed, _ in runs],
+        "mean": {m: round(mean[m], 6) for m in metrics},
+        "runs": [{"seed": seed, **run.as_dict()} for seed, run in runs],
+    }
+    return lines, data

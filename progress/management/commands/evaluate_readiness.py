@@ -45,6 +45,16 @@ class Command(BaseCommand):
             "--seed", type=int, default=0, help="Seed of the split and of the fit (default 0)."
         )
         parser.add_argument(
+            "--seeds",
+            type=int,
+            default=1,
+            metavar="N",
+            help="Run N times, with the seeds --seed to --seed + N - 1 (each the split's, "
+            "if any, and the fit's), printing each run as it ends, then their mean and range; "
+            "the JSON line then holds `mean` and `runs`. A fit's figures move with its seed "
+            "(default 1).",
+        )
+        parser.add_argument(
             "--yardstick",
             action="store_true",
             help="Fit and score the yardstick instead of the model: a plain logistic "
@@ -58,6 +68,9 @@ class Command(BaseCommand):
         test_path: Path | None = options["test"]
         fraction: float | None = options["split_learners"]
         seed: int = options["seed"]
+        seeds: int = options["seeds"]
+        if seeds < 1:
+            raise CommandError(f"--seeds is a number of runs, 1 or more, not {seeds}.")
         if fraction is not None and not 0.0 < fraction < 1.0:
             raise CommandError(
                 f"--split-learners must be a fraction strictly between 0 and 1, not {fraction}."
@@ -74,6 +87,34 @@ class Command(BaseCommand):
                 "With --train alone, give --split-learners (e.g. 0.8), or a --test log."
             )
 
+        config = fitting.FitConfig(logistic_only=True) if options["yardstick"] else None
+        runs: list[tuple[int, evaluation.Evaluation]] = []
+        for number, run_seed in enumerate(range(seed, seed + seeds), start=1):
+            train, test, train_name, test_name = self._logs(
+                train_path, test_path, fraction, run_seed
+            )
+            if seeds > 1:
+                # Each run is a whole fit (minutes on a big log): say which one is under way.
+                self.stdout.write(f"--- seed {run_seed} ({number} of {seeds})")
+                self.stdout.flush()
+            result = evaluation.evaluate(train, test, seed=run_seed, config=config)
+            runs.append((run_seed, result))
+            for line in result.table(train_name, test_name):
+                self.stdout.write(line)
+        data: dict[str, object] = runs[0][1].as_dict()
+        if seeds > 1:
+            lines, data = evaluation.seeds_summary(runs)
+            self.stdout.write(f"--- {seeds} seeds, {seed} to {seed + seeds - 1}")
+            for line in lines:
+                self.stdout.write(line)
+        self.stdout.write(f"total time {time.perf_counter() - started:.1f} s")
+        self.stdout.write(json.dumps(data))
+
+    def _logs(
+        self, train_path: Path | None, test_path: Path | None, fraction: float | None, seed: int
+    ) -> tuple[evaluation.Log, evaluation.Log, str, str]:
+        """The learners to fit on and those to predict, and their names; a split by learner
+        depends on the seed."""
         try:
             if train_path is None:
                 train, test = self._site_logs(fraction or 0.8, seed)
@@ -94,13 +135,7 @@ class Command(BaseCommand):
             raise CommandError(
                 "The split leaves no learner on one side: the log needs two learners or more."
             )
-
-        config = fitting.FitConfig(logistic_only=True) if options["yardstick"] else None
-        result = evaluation.evaluate(train, test, seed=seed, config=config)
-        for line in result.table(train_name, test_name):
-            self.stdout.write(line)
-        self.stdout.write(f"total time {time.perf_counter() - started:.1f} s")
-        self.stdout.write(json.dumps(result.as_dict()))
+        return train, test, train_name, test_name
 
     def _site_logs(self, fraction: float, seed: int) -> tuple[evaluation.Log, evaluation.Log]:
         """The site's attempts as a log (question uid as the item, topic as the skill), each
