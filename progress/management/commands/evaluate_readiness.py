@@ -49,10 +49,10 @@ class Command(BaseCommand):
             type=int,
             default=1,
             metavar="N",
-            help="Run N times, with the seeds --seed to --seed + N - 1 (each the split's, "
-            "if any, and the fit's), printing each run as it ends, then their mean and range; "
-            "the JSON line then holds `mean` and `runs`. A fit's figures move with its seed "
-            "(default 1).",
+            help="Run N times (default 1), with the seeds --seed to --seed + N - 1 (each the "
+            "split's, if any, and the fit's), printing each run as it ends, then their mean and "
+            "range; the JSON line then holds `mean` and `runs`. A fit's figures move with its "
+            "seed: the mean of several is the figure to compare.",
         )
         parser.add_argument(
             "--yardstick",
