@@ -101,6 +101,7 @@ class Command(BaseCommand):
             runs.append((run_seed, result))
             for line in result.table(train_name, test_name):
                 self.stdout.write(line)
+            self.stdout.flush()  # a run's figures as it ends, even into a file or a pipe
         data: dict[str, object] = runs[0][1].as_dict()
         if seeds > 1:
             lines, data = evaluation.seeds_summary(runs)
