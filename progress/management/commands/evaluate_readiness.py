@@ -88,11 +88,18 @@ class Command(BaseCommand):
             )
 
         config = fitting.FitConfig(logistic_only=True) if options["yardstick"] else None
+        # Read once: with --seeds only the split (if any) and the fit change from run to run.
+        log, test_log, train_name, test_name = self._read(train_path, test_path, fraction)
         runs: list[tuple[int, evaluation.Evaluation]] = []
         for number, run_seed in enumerate(range(seed, seed + seeds), start=1):
-            train, test, train_name, test_name = self._logs(
-                train_path, test_path, fraction, run_seed
-            )
+            if test_log is None:
+                train, test = evaluation.split_learners(log, fraction or 0.8, run_seed)
+            else:
+                train, test = log, test_log
+            if not train or not test:
+                raise CommandError(
+                    "The split leaves no learner on one side: the log needs two learners or more."
+                )
             if seeds > 1:
                 # Each run is a whole fit (minutes on a big log): say which one is under way.
                 self.stdout.write(f"--- seed {run_seed} ({number} of {seeds})")
@@ -111,36 +118,33 @@ class Command(BaseCommand):
         self.stdout.write(f"total time {time.perf_counter() - started:.1f} s")
         self.stdout.write(json.dumps(data))
 
-    def _logs(
-        self, train_path: Path | None, test_path: Path | None, fraction: float | None, seed: int
-    ) -> tuple[evaluation.Log, evaluation.Log, str, str]:
-        """The learners to fit on and those to predict, and their names; a split by learner
-        depends on the seed."""
+    def _read(
+        self, train_path: Path | None, test_path: Path | None, fraction: float | None
+    ) -> tuple[evaluation.Log, evaluation.Log | None, str, str]:
+        """The log to fit on (or to split by learner, with no test log) and the test log, and
+        the names of the two sides."""
         try:
             if train_path is None:
-                train, test = self._site_logs(fraction or 0.8, seed)
-                train_name = test_name = "site attempts"
-            elif test_path is None:
-                assert fraction is not None
-                train, test = evaluation.split_learners(
-                    evaluation.read_log(train_path), fraction, seed
+                return self._site_log(), None, "site attempts", "site attempts"
+            if test_path is None:
+                return (
+                    evaluation.read_log(train_path),
+                    None,
+                    f"{train_path.name} ({fraction:g} of the learners)",
+                    f"{train_path.name} (the other learners)",
                 )
-                train_name = f"{train_path.name} ({fraction:g} of the learners)"
-                test_name = f"{train_path.name} (the other learners)"
-            else:
-                train, test = evaluation.read_log(train_path), evaluation.read_log(test_path)
-                train_name, test_name = train_path.name, test_path.name
+            return (
+                evaluation.read_log(train_path),
+                evaluation.read_log(test_path),
+                train_path.name,
+                test_path.name,
+            )
         except evaluation.LogError as error:
             raise CommandError(str(error)) from None
-        if not train or not test:
-            raise CommandError(
-                "The split leaves no learner on one side: the log needs two learners or more."
-            )
-        return train, test, train_name, test_name
 
-    def _site_logs(self, fraction: float, seed: int) -> tuple[evaluation.Log, evaluation.Log]:
+    def _site_log(self) -> evaluation.Log:
         """The site's attempts as a log (question uid as the item, topic as the skill), each
-        learner's in the order answered, split by learner."""
+        learner's in the order answered."""
         rows = (
             Attempt.objects.order_by("learner_id", "answered_at", "id")
             .values_list("learner_id", "question_uid", "topic_id", "score")
@@ -154,4 +158,4 @@ class Command(BaseCommand):
                 f"{len(log)} learners (at least {MIN_SITE_ANSWERS} answers by "
                 f"{MIN_SITE_LEARNERS} learners are needed). Give --train and --test logs."
             )
-        return evaluation.split_learners(log, fraction, seed)
+        return log
