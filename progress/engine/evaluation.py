@@ -300,6 +300,10 @@ def log_from_rows(rows: Iterable[tuple[object, object, object, float]]) -> Log:
     return log
 
 
+# The metrics a table prints, by name, and their fields of `Scores`.
+METRICS = (("AUC", "auc"), ("RMSE", "rmse"), ("log-loss", "logloss"), ("ECE", "ece"))
+
+
 @dataclass(frozen=True)
 class Evaluation:
     train_learners: int
@@ -355,8 +359,7 @@ class Evaluation:
         if partial is not None and other is not None:
             sides += [("partial", partial), ("other", other)]
         lines.append(f"{'metric':<8}" + "".join(f"  {name:>8}" for name, _ in sides))
-        for name, metric in (("AUC", "auc"), ("RMSE", "rmse"), ("log-loss", "logloss"),
-                             ("ECE", "ece")):  # fmt: skip
+        for name, metric in METRICS:
             values = "".join(f"  {getattr(side, metric):>8.4f}" for _, side in sides)
             lines.append(f"{name:<8}{values}")
         if partial is not None and other is not None:
@@ -405,9 +408,8 @@ def seeds_summary(runs: Sequence[tuple[int, Evaluation]]) -> tuple[list[str], di
     mean and their range, and the JSON line (`mean`, `runs`). A fit's figures move with its
     seed (which training learners are held out, the passes' order, the random starts), so one
     run can be a lucky one; the mean of several is the figure to compare."""
-    metrics = ("auc", "rmse", "logloss", "ece")
-    labels = {"auc": "AUC", "rmse": "RMSE", "logloss": "log-loss", "ece": "ECE"}
-    header = f"{'seed':<6}" + "".join(f"  {labels[m]:>8}" for m in metrics)
+    metrics = [metric for _, metric in METRICS]
+    header = f"{'seed':<6}" + "".join(f"  {name:>8}" for name, _ in METRICS)
     lines = [header + "  passes kept   fit s"]
     for seed, run in runs:
         report = run.fit_report
