@@ -427,6 +427,10 @@ class ModelParams:
     extra_profile_variance: float = 0.0
     ability_drift: float = 0.0
     topic_drift: float = 0.0
+    # The prior variance of each profile dimension, when they are not the two halves above:
+    # a model merged from several fits (`progress.engine.ensemble`) keeps each fit's own. Its
+    # length is the learner's profile's; empty: `profile_prior` of the two settings above.
+    profile_priors: list[float] = field(default_factory=list)
     # Prior variance of a new question's difficulty (the spread of the fitted ones).
     item_variance: float = 1.0
     # Platt scaling of the logit, fitted on held-out learners.
@@ -453,6 +457,7 @@ class ModelParams:
                 "topic_variance": self.topic_variance,
                 "profile_variance": self.profile_variance,
                 "extra_profile_variance": self.extra_profile_variance,
+                "profile_priors": self.profile_priors,
                 "ability_drift": self.ability_drift,
                 "topic_drift": self.topic_drift,
                 "item_variance": self.item_variance,
@@ -500,6 +505,7 @@ class ModelParams:
             topic_variance=float(data["topic_variance"]),
             profile_variance=float(data["profile_variance"]),
             extra_profile_variance=float(data.get("extra_profile_variance", 0.0)),
+            profile_priors=[float(v) for v in data.get("profile_priors", [])],
             ability_drift=float(data["ability_drift"]),
             topic_drift=float(data["topic_drift"]),
             item_variance=float(data["item_variance"]),
@@ -610,15 +616,16 @@ def logit_sum(
 
 def leave_trace(trace: list[float], weights: Sequence[float] | None, score: float) -> list[float]:
     """The trace after an answer to a question with these trace weights (None: it leaves no
-    mark, and the trace only decays)."""
+    mark, and the trace only decays). The weights are three equal parts (reads, right
+    marks, wrong marks): TRACE_SIZE numbers each for one fit, more for a model merged from
+    several (`progress.engine.ensemble`). A trace stored under parameters of another size
+    is cut or padded with zeros to theirs, until `rebuild_readiness` recomputes it."""
     if weights is None:
         return [TRACE_DECAY * value for value in trace]
-    return marked(
-        trace or [0.0] * TRACE_SIZE,
-        weights[TRACE_SIZE : 2 * TRACE_SIZE],
-        weights[2 * TRACE_SIZE :],
-        float(score),
-    )
+    size = len(weights) // 3
+    if len(trace) != size:
+        trace = (trace + [0.0] * size)[:size]
+    return marked(trace, weights[size : 2 * size], weights[2 * size :], float(score))
 
 
 def marked(
@@ -647,10 +654,11 @@ class ReadinessModel:
 
     def new_learner(self) -> LearnerState:
         params = self.params
+        prior = self._profile_prior()
         return LearnerState(
             overall=LearnerTopicState(0.0, params.ability_variance),
-            profile=[0.0] * PROFILE_SIZE,
-            profile_variance=self._profile_prior(),
+            profile=[0.0] * len(prior),
+            profile_variance=prior,
         )
 
     def new_topic_state(self) -> LearnerTopicState:
@@ -658,13 +666,18 @@ class ReadinessModel:
 
     def _widen(self, learner: LearnerState) -> None:
         """Give a learner stored with fewer profile dimensions the missing ones, at their
-        prior (states saved before PROFILE_SIZE grew)."""
+        prior (states saved before PROFILE_SIZE grew, or under a fit of one model where one
+        merged from several now stands)."""
+        prior = self._profile_prior()
         n = len(learner.profile)
-        learner.profile.extend([0.0] * (PROFILE_SIZE - n))
-        learner.profile_variance.extend(self._profile_prior()[n:])
+        learner.profile.extend([0.0] * (len(prior) - n))
+        learner.profile_variance.extend(prior[n:])
 
     def _profile_prior(self) -> list[float]:
-        return profile_prior(self.params.profile_variance, self.params.extra_profile_variance)
+        params = self.params
+        if params.profile_priors:
+            return list(params.profile_priors)
+        return profile_prior(params.profile_variance, params.extra_profile_variance)
 
     def topic_state(self, learner: LearnerState, topic_id: str) -> LearnerTopicState:
         state = learner.topics.get(topic_id)
