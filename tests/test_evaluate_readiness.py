@@ -4,6 +4,7 @@ with its reason."""
 
 import json
 import random
+import re
 from datetime import timedelta
 from io import StringIO
 
@@ -101,6 +102,9 @@ def test_several_seeds_print_each_run_and_their_mean(tmp_path):
     assert f"{summary['mean']['auc']:.4f}" in mean_row
     range_row = next(line for line in output.splitlines() if line.startswith("range"))
     assert f"{max(aucs) - min(aucs):.4f}" in range_row
+    # Each run's row says the passes each of its two merged fits kept.
+    seed_row = next(line for line in output.splitlines() if line.startswith("5 "))
+    assert re.search(r"\d of \d \+ \d of \d", seed_row)
 
 
 @pytest.mark.parametrize(

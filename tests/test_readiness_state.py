@@ -149,6 +149,8 @@ def test_rebuild_fits_once_there_are_enough_attempts_and_says_why_not_before():
     assert "New parameters: fitted on 270 answers of 15 learners" in out.getvalue()
     # Too few answers to choose the questions' context factor on the site's own learners.
     assert "question context factor 0.5, set (chosen from 20,000 answers)" in out.getvalue()
+    # Two fits from different starts, merged into the one model in use.
+    assert "; merged with 1 more fit (" in out.getvalue()
     assert "replayed 270 of 270 answers (100%)" in err.getvalue()
     assert current_model().fit_id == fit.pk
     rebuilt = snapshot()

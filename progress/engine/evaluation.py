@@ -346,7 +346,7 @@ class Evaluation:
                 "fitted",
                 f"{report.epochs} of {report.passes} pass{'' if report.passes == 1 else 'es'} "
                 f"kept{sample}; {report.stop}; {_refit(report)}"
-                f"filter {settings}; "
+                f"filter {settings}; {report.merged()}{'; ' if report.others else ''}"
                 f"Platt slope {report.slope:.3f}, intercept {report.intercept:+.3f}",
             ),
             ("time", f"fit {self.fit_seconds:.1f} s, replay {self.replay_seconds:.1f} s"),
@@ -410,12 +410,11 @@ def seeds_summary(runs: Sequence[tuple[int, Evaluation]]) -> tuple[list[str], di
     run can be a lucky one; the mean of several is the figure to compare."""
     metrics = [metric for _, metric in METRICS]
     header = f"{'seed':<6}" + "".join(f"  {name:>8}" for name, _ in METRICS)
-    lines = [header + "  passes kept   fit s"]
+    lines = [header + "       passes kept   fit s"]
     for seed, run in runs:
         report = run.fit_report
         values = "".join(f"  {getattr(run.scores, m):>8.4f}" for m in metrics)
-        kept = f"{report.epochs} of {report.passes}"
-        lines.append(f"{seed:<6}{values}  {kept:>11}  {run.fit_seconds:>6.1f}")
+        lines.append(f"{seed:<6}{values}  {report.passes_kept():>17}  {run.fit_seconds:>6.1f}")
     mean = {m: math.fsum(getattr(run.scores, m) for _, run in runs) / len(runs) for m in metrics}
     spread = {
         m: max(getattr(run.scores, m) for _, run in runs)

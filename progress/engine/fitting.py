@@ -15,7 +15,9 @@ a particular data set: the defaults were chosen leaving each log out in turn
 FitConfig.max_epochs, fewer on a big log (FitConfig.max_replayed_answers): never on the
 clock. With those choices made, the model is fitted once more from the start on
 every training learner, the held-out ones included, and that fit is the one shipped (`fit`
-says why).
+says why). Two such fits, from different random starts but on the same held-out learners, are
+merged into one model of the same form (`progress.engine.ensemble`), with a Platt scaling of
+its own fitted on the held-out learners (FitConfig.fits).
 
 The replays run over answers encoded once as flat tuples (`_encode`), with the filter's step
 inlined rather than calls to `ReadinessModel`: pure Python does about 50,000 answers a second
@@ -35,6 +37,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import mul
 
+from progress.engine import ensemble
 from progress.engine.learner_model import (
     FEATURES,
     N_CONTEXT,
@@ -106,7 +109,8 @@ class FitConfig:
     # (400,000 fitted on) 4: about 50 seconds of CPU time either way. The fit shipped, on
     # every learner, replays as many passes again over a quarter more answers, within the
     # same limit (`fit`): a whole fit takes about twice and a quarter that, plus a search of
-    # the filter's settings after each pass (some 25 replays of `tune_answers` answers).
+    # the filter's settings after each pass (some 25 replays of `tune_answers` answers); and
+    # a model merged from two fits (`fits`) costs all that twice.
     max_answers: int = 500_000
     max_replayed_answers: int = 1_600_000
     # Held-out answers the filter's settings are searched on (whole learners).
@@ -120,6 +124,10 @@ class FitConfig:
     # learners of a 5,700-answer simulated log, the factor lost 0.0025 AUC to this value.
     context_scale: float = 0.5
     tune_context_from: int = 20_000
+    # Fits merged into the model shipped (progress.engine.ensemble): each from its own random
+    # start, the same held-out learners choosing each one's passes and settings, and the
+    # merged model's Platt scaling.
+    fits: int = 2
     # The yardstick: a plain logistic regression on the same history features, questions and
     # topics, without the filtered abilities, the profiles and the questions' own context
     # weights (docs/readiness.md compares the model with it).
@@ -154,6 +162,21 @@ class FitReport:
     filter: dict[str, float] = field(default_factory=dict)
     slope: float = 1.0
     intercept: float = 0.0
+    # The reports of the fits after the first, when several are merged (FitConfig.fits):
+    # this one is the first's, but for the merged model's Platt scaling above.
+    others: list[FitReport] = field(default_factory=list)
+
+    def merged(self) -> str:
+        """What the fits after the first kept, for a summary; empty for a fit of one model."""
+        if not self.others:
+            return ""
+        kept = ", ".join(f"{other.epochs} of {other.passes}" for other in self.others)
+        more = "fit" if len(self.others) == 1 else "fits"
+        return f"merged with {len(self.others)} more {more} ({kept} passes kept)"
+
+    def passes_kept(self) -> str:
+        """The passes each fit kept: "6 of 6", or "6 of 6 + 4 of 6" for two merged."""
+        return " + ".join(f"{r.epochs} of {r.passes}" for r in (self, *self.others))
 
 
 @dataclass(frozen=True, slots=True)
@@ -856,8 +879,6 @@ def fit(
         [answers for number, answers in enumerate(sequences) if number in held], items, topics
     )
     report.holdout_learners = len(hold_blocks)
-    all_blocks = fit_blocks + hold_blocks
-    tune_context = report.answers >= config.tune_context_from
     # The trace starts on where held-out learners will choose its factor, and may switch it
     # off after the first pass (they could not switch on what no pass trained); elsewhere it
     # keeps FitConfig.trace_scale.
@@ -870,6 +891,68 @@ def fit(
             trace_scale=1.0 if choose_trace else config.trace_scale,
         )
     )
+    count = 1 if config.logistic_only else max(config.fits, 1)
+    fits = []
+    for number in range(count):
+        # The first fit draws from the seed's stream, as a fit of one model always did; the
+        # others from streams of their own, so that they start elsewhere.
+        source = random_source if number == 0 else random.Random(f"{seed}/fit {number}")  # noqa: S311
+        own = report if number == 0 else FitReport(report.learners, report.answers)
+        own.holdout_learners = report.holdout_learners
+        fits.append(
+            _fit_one(fit_blocks, hold_blocks, items, topics, config, filt, source, own, count > 1)
+        )
+        if number:
+            report.others.append(own)
+    if count == 1:
+        return ReadinessModel(fits[0][1]), report
+    # Merged (progress.engine.ensemble), with a Platt scaling of its own fitted on the
+    # held-out learners' predictions by the merge of the fits that did not see them.
+    slope, intercept = 1.0, 0.0
+    if hold_blocks:
+        model = ReadinessModel(ensemble.merge([first for first, _ in fits if first is not None]))
+        held_out = [answers for number, answers in enumerate(sequences) if number in held]
+        slope, intercept = _platt(*_replayed_logits(model, held_out))
+    merged = ensemble.merge([shipped for _, shipped in fits])
+    merged.slope, merged.intercept = slope, intercept
+    report.slope, report.intercept = slope, intercept
+    return ReadinessModel(merged), report
+
+
+def _replayed_logits(
+    model: ReadinessModel, sequences: Sequence[Sequence[Answer]]
+) -> tuple[list[float], list[float]]:
+    """The public model's logits (before its Platt scaling) for each answer of these learners,
+    from their earlier answers only, the questions left as they are; and the scores."""
+    logits: list[float] = []
+    scores: list[float] = []
+    new_item = ItemState(0.0, model.params.item_variance, 0)
+    for answers in sequences:
+        learner = model.new_learner()
+        for item_id, topic_id, score in answers:
+            item = model.params.items.get(item_id, new_item)
+            logits.append(model.update_learner(learner, topic_id, item_id, score, item=item))
+            scores.append(float(score))
+    return logits, scores
+
+
+def _fit_one(
+    fit_blocks: list[list[_Row]],
+    hold_blocks: list[list[_Row]],
+    items: dict[str, int],
+    topics: dict[str, int],
+    config: FitConfig,
+    filt: _Filter,
+    random_source: random.Random,
+    report: FitReport,
+    keep_first: bool,
+) -> tuple[ModelParams | None, ModelParams]:
+    """One fit (see `fit`): the parameters shipped, and with `keep_first` those of the fit on
+    the learners not held out, with the choices made on the held-out ones (None when none
+    were held out), from which a merged model's scaling is fitted."""
+    all_blocks = fit_blocks + hold_blocks
+    tune_context = report.answers >= config.tune_context_from
+    first = None
     model = _Weights(len(items), len(topics), config, random_source, trace=filt.trace_scale > 0)
     slope, intercept = 1.0, 0.0
     if hold_blocks:
@@ -902,6 +985,11 @@ def fit(
                 break
         model, filt = best, best_filt
         slope, intercept = _platt(*_filtered_logits(model, _base_logits(model, hold_blocks), filt))
+        if keep_first:
+            first = _params(model, items, topics, filt, slope, intercept)
+            first.context_means = _context_means(
+                model, fit_blocks, topics, filt.context_scale, filt.trace_scale
+            )
         # Then the model shipped is fitted afresh on every training learner, the held-out ones
         # included, with what they chose: the passes kept, the filter's settings and the
         # scaling. A fifth more learners gives the questions more answers each: on
@@ -929,7 +1017,7 @@ def fit(
     params.context_means = _context_means(
         model, all_blocks, topics, filt.context_scale, filt.trace_scale
     )
-    return ReadinessModel(params), report
+    return first, params
 
 
 def _context_means(

@@ -101,6 +101,11 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   again on every learner with those choices, by `progress.engine.fitting` (its docstring
   says how). Nothing is set by hand for a particular
   data set.
+- The model shipped merges two such fits from different random starts
+  (`progress.engine.ensemble`): its linear terms are their average, and the profile and the
+  trace hold a block per fit side by side, so a learner's profile has 2 x PROFILE_SIZE
+  dimensions and the trace 2 x TRACE_SIZE numbers (`ModelParams.profile_priors` gives each
+  dimension its fit's prior). Averaging two fits raised AUC on every log measured.
 
 A prediction or an update costs a fixed number of dictionary look-ups and arithmetic
 operations (the profile has PROFILE_SIZE dimensions, the patterns PATTERN_LENGTH answers, the

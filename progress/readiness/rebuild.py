@@ -119,7 +119,7 @@ def fit_on_attempts(
         summary=(
             f"fitted on {answers:,} answers of {learner_count:,} learners, {report.epochs} of "
             f"{report.passes} passes kept ({report.stop}){_refit(report)}; "
-            f"{_context_factor(report)}"
+            f"{_context_factor(report)}{'; ' if report.others else ''}{report.merged()}"
         ),
     )
     return fit, report, ""
