@@ -847,9 +847,12 @@ def fit(
     held-out log-loss improves, up to a number of passes (the filter settings are tuned on
     the held-out learners after every pass), and the Platt scaling is fitted on the
     held-out learners' predictions; then the model is fitted again on every learner with the
-    passes and settings so chosen, and that is the one returned. Deterministic for a given
-    seed: what stops the passes is counted (passes, answers) or computed (the log-loss), never
-    timed, so a slow machine fits what a fast one does."""
+    passes and settings so chosen. Two such fits (FitConfig.fits), from different random
+    starts on the same held-out learners, are merged into the one returned
+    (progress.engine.ensemble), its Platt scaling fitted on the held-out learners' predictions
+    by the merge of the two fits that did not see them. Deterministic for a given seed: what
+    stops the passes is counted (passes, answers) or computed (the log-loss), never timed, so
+    a slow machine fits what a fast one does."""
     config = config or FitConfig()
     random_source = random.Random(seed)  # noqa: S311 - a reproducible shuffle, not a secret
     report = FitReport(learners=len(sequences), answers=sum(map(len, sequences)))
