@@ -148,3 +148,18 @@ def test_a_state_stored_under_one_fit_carries_on_under_a_merged_one():
     assert len(stored.profile) == len(merged.new_learner().profile) == 2 * PROFILE_SIZE
     assert len(stored.trace) == 2 * TRACE_SIZE
     assert 0.0 < merged.predict(stored, "a", "q2").probability < 1.0
+
+
+def test_a_fit_whose_scaling_gives_it_no_share_adds_no_profile():
+    # A Platt slope of 0 (a fit on a few held-out learners whose predictions said nothing):
+    # its block would need an infinite prior; it is left out, and its other terms weigh 0.
+    rng = random.Random(7)
+    useless = random_fit(rng, profile=6, trace=True)
+    useless.slope = 0.0
+    kept = random_fit(rng, profile=4, trace=True)
+    merged = ReadinessModel(ensemble.merge([kept, useless]))
+    assert len(merged.new_learner().profile) == 4
+    half = ReadinessModel(ensemble.merge([kept]))
+    assert calibrated_logit(merged, "a", "q0") == pytest.approx(
+        (calibrated_logit(half, "a", "q0") + useless.intercept) / 2
+    )

@@ -85,8 +85,12 @@ def merge(fits: Sequence[ModelParams]) -> ModelParams:
             shares, [fit.context_means.get(topic_id, 0.0) for fit in fits]
         )
     # A fit's profile block: as many dimensions as its questions' profiles (none when its
-    # filter switched the profiles off).
-    sizes = [max((len(item.profile) for item in fit.items.values()), default=0) for fit in fits]
+    # filter switched the profiles off, or when its Platt slope, fitted on a few held-out
+    # learners, gives it no share of the mean).
+    sizes = [
+        max((len(item.profile) for item in fit.items.values()), default=0) if share > 0 else 0
+        for share, fit in zip(shares, fits, strict=True)
+    ]
     for share, fit, size in zip(shares, fits, sizes, strict=True):
         if size:
             prior = _profile_prior(fit, size)
