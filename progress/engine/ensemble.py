@@ -37,7 +37,6 @@ from progress.engine.learner_model import (
     N_PATTERNS,
     ItemState,
     ModelParams,
-    ReadinessModel,
     TopicParams,
 )
 
@@ -51,9 +50,6 @@ def merge(fits: Sequence[ModelParams]) -> ModelParams:
     count = len(fits)
     shares = [fit.slope / count for fit in fits]
 
-    def linear(value: Callable[[ModelParams], float]) -> float:
-        return sum(share * value(fit) for share, fit in zip(shares, fits, strict=True))
-
     def vector(value: Callable[[ModelParams], Sequence[float]], size: int) -> list[float]:
         return [_weighted(shares, [value(fit)[k] for fit in fits]) for k in range(size)]
 
@@ -62,7 +58,8 @@ def merge(fits: Sequence[ModelParams]) -> ModelParams:
         return sum(fit.slope * fit.slope * value(fit) for fit in fits) / count
 
     merged = ModelParams(
-        bias=linear(lambda fit: fit.bias) + sum(fit.intercept for fit in fits) / count,
+        bias=_weighted(shares, [fit.bias for fit in fits])
+        + sum(fit.intercept for fit in fits) / count,
         weights=vector(lambda fit: fit.weights, N_FEATURES),
         pattern_weights=vector(lambda fit: fit.pattern_weights, N_PATTERNS),
         total_pattern_weights=vector(lambda fit: fit.total_pattern_weights, N_PATTERNS),
@@ -130,8 +127,7 @@ def _weighted(shares: Sequence[float], values: Sequence[float]) -> float:
 
 
 def _profile_prior(fit: ModelParams, size: int) -> list[float]:
-    prior = ReadinessModel(fit)._profile_prior()
-    return (prior + [0.0] * size)[:size]
+    return (fit.learner_profile_prior() + [0.0] * size)[:size]
 
 
 def _trace(

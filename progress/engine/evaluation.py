@@ -254,14 +254,8 @@ def replay(model: ReadinessModel, log: Log) -> tuple[list[float], list[float]]:
     then reveal it and update the learner. Questions are not updated: a test learner's answers
     never reach another test learner. Returns the predictions and the answers' scores, in the
     log's order (learner after learner)."""
-    predictions: list[float] = []
-    outcomes: list[float] = []
-    for answers in log.values():
-        learner = model.new_learner()
-        for item_id, topic_id, score in answers:
-            predictions.append(model.update(learner, topic_id, item_id, score, learn_item=False))
-            outcomes.append(score)
-    return predictions, outcomes
+    logits, outcomes = model.replay(log.values())
+    return [model.calibrate(logit) for logit in logits], outcomes
 
 
 def partial_items(*logs: Log) -> set[str]:

@@ -915,28 +915,11 @@ def fit(
     if hold_blocks:
         model = ReadinessModel(ensemble.merge([first for first, _ in fits if first is not None]))
         held_out = [answers for number, answers in enumerate(sequences) if number in held]
-        slope, intercept = _platt(*_replayed_logits(model, held_out))
+        slope, intercept = _platt(*model.replay(held_out))
     merged = ensemble.merge([shipped for _, shipped in fits])
     merged.slope, merged.intercept = slope, intercept
     report.slope, report.intercept = slope, intercept
     return ReadinessModel(merged), report
-
-
-def _replayed_logits(
-    model: ReadinessModel, sequences: Sequence[Sequence[Answer]]
-) -> tuple[list[float], list[float]]:
-    """The public model's logits (before its Platt scaling) for each answer of these learners,
-    from their earlier answers only, the questions left as they are; and the scores."""
-    logits: list[float] = []
-    scores: list[float] = []
-    new_item = ItemState(0.0, model.params.item_variance, 0)
-    for answers in sequences:
-        learner = model.new_learner()
-        for item_id, topic_id, score in answers:
-            item = model.params.items.get(item_id, new_item)
-            logits.append(model.update_learner(learner, topic_id, item_id, score, item=item))
-            scores.append(float(score))
-    return logits, scores
 
 
 def _fit_one(

@@ -118,7 +118,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import mul
 from typing import Any, NamedTuple
@@ -442,6 +442,12 @@ class ModelParams:
     slope: float = 1.0
     intercept: float = 0.0
 
+    def learner_profile_prior(self) -> list[float]:
+        """The prior variance of each dimension of a learner's profile."""
+        if self.profile_priors:
+            return list(self.profile_priors)
+        return profile_prior(self.profile_variance, self.extra_profile_variance)
+
     def to_json(self) -> str:
         return json.dumps(
             {
@@ -659,7 +665,7 @@ class ReadinessModel:
 
     def new_learner(self) -> LearnerState:
         params = self.params
-        prior = self._profile_prior()
+        prior = self.params.learner_profile_prior()
         return LearnerState(
             overall=LearnerTopicState(0.0, params.ability_variance),
             profile=[0.0] * len(prior),
@@ -673,16 +679,10 @@ class ReadinessModel:
         """Give a learner stored with fewer profile dimensions the missing ones, at their
         prior (states saved before PROFILE_SIZE grew, or under a fit of one model where one
         merged from several now stands)."""
-        prior = self._profile_prior()
+        prior = self.params.learner_profile_prior()
         n = len(learner.profile)
         learner.profile.extend([0.0] * (len(prior) - n))
         learner.profile_variance.extend(prior[n:])
-
-    def _profile_prior(self) -> list[float]:
-        params = self.params
-        if params.profile_priors:
-            return list(params.profile_priors)
-        return profile_prior(params.profile_variance, params.extra_profile_variance)
 
     def topic_state(self, learner: LearnerState, topic_id: str) -> LearnerTopicState:
         state = learner.topics.get(topic_id)
@@ -765,7 +765,7 @@ class ReadinessModel:
             variance += item.variance if item is not _AVERAGE_ITEM else params.item_variance
             prior = learner.profile_variance
             if len(prior) < len(item.profile):  # a learner stored with fewer dimensions
-                prior = prior + self._profile_prior()[len(prior) :]
+                prior = prior + self.params.learner_profile_prior()[len(prior) :]
             variance += sum(v * w * w for v, w in zip(prior, item.profile, strict=False))
         spread = Z80 * math.sqrt(variance)
         return Prediction(
@@ -808,6 +808,23 @@ class ReadinessModel:
         if learn_item:
             _item_step(item, _probability(logit), score)
         return self.calibrate(logit)
+
+    def replay(self, learners: Iterable[Sequence[Answer]]) -> tuple[list[float], list[float]]:
+        """Each learner's answers in order, from a new learner: the logit (before the Platt
+        scaling) of every answer as predicted from the earlier ones only, and the scores.
+        The questions are read, never changed: one learner's answers never reach another's
+        predictions (held-out and test learners are replayed this way)."""
+        logits: list[float] = []
+        scores: list[float] = []
+        new_item = ItemState(0.0, self.params.item_variance, 0)
+        items = self.params.items
+        for answers in learners:
+            learner = self.new_learner()
+            for item_id, topic_id, score in answers:
+                item = items.get(item_id, new_item)
+                logits.append(self.update_learner(learner, topic_id, item_id, score, item=item))
+                scores.append(float(score))
+        return logits, scores
 
     def update_learner(
         self, learner: LearnerState, topic_id: str, item_id: str, score: float, *, item: ItemState
