@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import mul
 
-from progress.engine import ensemble
+from progress.engine import ensemble, spread
 from progress.engine.learner_model import (
     FEATURES,
     N_CONTEXT,
@@ -162,6 +162,8 @@ class FitReport:
     filter: dict[str, float] = field(default_factory=dict)
     slope: float = 1.0
     intercept: float = 0.0
+    # The factors on the forecast's variances, and how they were measured (`_with_spread`).
+    forecast_spread: spread.SpreadScales = field(default_factory=spread.SpreadScales)
     # The reports of the fits after the first, when several are merged (FitConfig.fits):
     # this one is the first's, but for the merged model's Platt scaling above.
     others: list[FitReport] = field(default_factory=list)
@@ -173,6 +175,18 @@ class FitReport:
         kept = ", ".join(f"{other.epochs} of {other.passes}" for other in self.others)
         more = "fit" if len(self.others) == 1 else "fits"
         return f"merged with {len(self.others)} more {more} ({kept} passes kept)"
+
+    def spread_kept(self) -> str:
+        """The factors on the forecast's variances, for a summary."""
+        scales = self.forecast_spread
+        if not scales.learners:
+            return "forecast spread the filter's own (no history long enough to measure it)"
+        return (
+            f"forecast spread x{scales.overall:.2f} overall, x{scales.topic:.2f} topics "
+            f"(measured {scales.overall_estimate:.2f} +- {scales.overall_error:.2f} and "
+            f"{scales.topic_estimate:.2f} +- {scales.topic_error:.2f} on {scales.learners:,} "
+            "learners)"
+        )
 
     def passes_kept(self) -> str:
         """The passes each fit kept: "6 of 6", or "6 of 6 + 4 of 6" for two merged."""
@@ -908,7 +922,7 @@ def fit(
         if number:
             report.others.append(own)
     if count == 1:
-        return ReadinessModel(fits[0][1]), report
+        return _with_spread(ReadinessModel(fits[0][1]), sequences, report, config)
     # Merged (progress.engine.ensemble), with a Platt scaling of its own fitted on the
     # held-out learners' predictions by the merge of the fits that did not see them.
     slope, intercept = 1.0, 0.0
@@ -919,7 +933,25 @@ def fit(
     merged = ensemble.merge([shipped for _, shipped in fits])
     merged.slope, merged.intercept = slope, intercept
     report.slope, report.intercept = slope, intercept
-    return ReadinessModel(merged), report
+    return _with_spread(ReadinessModel(merged), sequences, report, config)
+
+
+def _with_spread(
+    model: ReadinessModel,
+    sequences: Sequence[Sequence[Answer]],
+    report: FitReport,
+    config: FitConfig,
+) -> tuple[ReadinessModel, FitReport]:
+    """The model with its forecast's variances calibrated on every training learner
+    (`progress.engine.spread`): the fit shipped saw them all, as the scaling's replay did not,
+    but a residual a stretch of answers ahead is not what the fit minimised, and the estimate
+    shrinks to the filter's own variances on a site with few learners. The yardstick has no
+    filtered abilities, so nothing to calibrate."""
+    if not config.logistic_only:
+        report.forecast_spread = spread.estimate(model, sequences)
+        model.params.forecast_overall_scale = report.forecast_spread.overall
+        model.params.forecast_topic_scale = report.forecast_spread.topic
+    return model, report
 
 
 def _fit_one(
@@ -1057,8 +1089,8 @@ def _params(
     difficulties = model.item_difficulty
     trained = [item for item in items.values() if model.item_answers[item]]
     mean = sum(difficulties[item] for item in trained) / max(len(trained), 1)
-    spread = sum((difficulties[item] - mean) ** 2 for item in trained) / max(len(trained), 1)
-    item_variance = max(spread, 0.01)
+    fitted = sum((difficulties[item] - mean) ** 2 for item in trained) / max(len(trained), 1)
+    item_variance = max(fitted, 0.01)
     use_profiles = max(filt.profile_variance, filt.extra_profile_variance) > 0.0
     return ModelParams(
         bias=model.bias,

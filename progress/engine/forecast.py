@@ -17,8 +17,11 @@ Method:
    question is modelled as sigmoid(x) with x normal: mean mu, and spread
    sigma^2 = slope^2 * (variance of the overall ability + variance of the topic offset), the
    learner's uncertainty as the filter tracks it, carried to the calibrated scale by the Platt
-   slope. The overall ability is shared by all the topics of the exam; each topic's offset is
-   its own. The mean is stretched so that the marginal stays the calibrated probability:
+   slope, each variance times the factor the fit calibrated for it a stretch of answers ahead
+   (`ModelParams.forecast_overall_scale` and `forecast_topic_scale`, `progress.engine.spread`:
+   the filter's settings are chosen for the next answer, not for a score weeks off). The
+   overall ability is shared by all the topics of the exam; each topic's offset is its own.
+   The mean is stretched so that the marginal stays the calibrated probability:
    E[sigmoid(x)] ~ sigmoid(mu / sqrt(1 + pi sigma^2 / 8)) (the probit approximation of the
    logistic-normal integral), so mu = m * sqrt(1 + pi sigma^2 / 8).
 2. Given the abilities, a question drawn at random from a topic is right with the mean of
@@ -292,8 +295,8 @@ def _summarise(
     # item id: no history with the question, as on a fresh one.
     base = model._logit(learner, topic, plan.topic_id, _BLANK_ITEM, None)
     slope, intercept = p.slope, p.intercept
-    overall_variance = max(learner.overall.variance, 0.0)
-    topic_variance = max(topic.variance, 0.0)
+    overall_variance = p.forecast_overall_scale * max(learner.overall.variance, 0.0)
+    topic_variance = p.forecast_topic_scale * max(topic.variance, 0.0)
     sigma2 = slope * slope * (overall_variance + topic_variance)
     stretch = math.sqrt(1.0 + math.pi * sigma2 / 8.0)
     shift, extra = (learning.shift, max(learning.variance, 0.0)) if learning else (0.0, 0.0)
@@ -449,7 +452,7 @@ def forecast_exam(
 
     topic_nodes = [_nodes(s.offset_spread, TOPIC_NODES) for s in summaries]
     overall_spread = math.sqrt(
-        p.slope * p.slope * max(learner.overall.variance, 0.0)
+        p.slope * p.slope * p.forecast_overall_scale * max(learner.overall.variance, 0.0)
         + (max(learning_rate_variance, 0.0) if learning is not None else 0.0)
     )
     mixed = [0.0] * (questions + 1)

@@ -441,6 +441,11 @@ class ModelParams:
     # Platt scaling of the logit, fitted on held-out learners.
     slope: float = 1.0
     intercept: float = 0.0
+    # Factors on the overall ability's and the topic offsets' variances where the forecast
+    # integrates over them (`progress.engine.forecast`), calibrated a stretch of answers ahead
+    # on the training learners (`progress.engine.spread`); 1: the filter's own.
+    forecast_overall_scale: float = 1.0
+    forecast_topic_scale: float = 1.0
 
     def learner_profile_prior(self) -> list[float]:
         """The prior variance of each dimension of a learner's profile."""
@@ -474,6 +479,8 @@ class ModelParams:
                 "item_variance": self.item_variance,
                 "slope": self.slope,
                 "intercept": self.intercept,
+                "forecast_overall_scale": self.forecast_overall_scale,
+                "forecast_topic_scale": self.forecast_topic_scale,
             }
         )
 
@@ -522,6 +529,9 @@ class ModelParams:
             item_variance=float(data["item_variance"]),
             slope=float(data["slope"]),
             intercept=float(data["intercept"]),
+            # Saved before the spread was calibrated: the filter's own variances.
+            forecast_overall_scale=float(data.get("forecast_overall_scale", 1.0)),
+            forecast_topic_scale=float(data.get("forecast_topic_scale", 1.0)),
         )
 
 

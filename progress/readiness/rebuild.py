@@ -119,7 +119,8 @@ def fit_on_attempts(
         summary=(
             f"fitted on {answers:,} answers of {learner_count:,} learners, {report.epochs} of "
             f"{report.passes} passes kept ({report.stop}){_refit(report)}; "
-            f"{_context_factor(report)}{'; ' if report.others else ''}{report.merged()}"
+            f"{_context_factor(report)}{'; ' if report.others else ''}{report.merged()}; "
+            f"{report.spread_kept()}"
         ),
     )
     return fit, report, ""
