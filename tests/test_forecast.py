@@ -435,6 +435,7 @@ def test_command_prints_the_table_and_a_json_last_line():
     }
     assert summary["learners"] == 50
     assert any(line.startswith("Brier") for line in lines)
+    assert any(line.startswith("fit") and "forecast spread x" in line for line in lines)
     # Deterministic for a seed: the same run without the command gives the same figures.
     assert (
         summary

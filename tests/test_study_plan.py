@@ -377,6 +377,8 @@ def test_the_plan_command_prints_a_table_and_the_json_last():
     # The JSON says which difference its interval is of.
     assert "chances of passing" in summary["plan_gain_basis"]
     assert any(line.startswith("pass rate") for line in lines)
+    # What the fit made of the forecast's spread, measured on the 60 training learners.
+    assert any(line.startswith("fit") and "on 60 learners" in line for line in lines)
 
 
 @pytest.mark.parametrize(

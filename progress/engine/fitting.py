@@ -17,7 +17,9 @@ clock. With those choices made, the model is fitted once more from the start on
 every training learner, the held-out ones included, and that fit is the one shipped (`fit`
 says why). Two such fits, from different random starts but on the same held-out learners, are
 merged into one model of the same form (`progress.engine.ensemble`), with a Platt scaling of
-its own fitted on the held-out learners (FitConfig.fits).
+its own fitted on the held-out learners (FitConfig.fits). Last, the variances the forecast
+integrates over are calibrated on every training learner's last answers
+(`progress.engine.spread`, `_with_spread`).
 
 The replays run over answers encoded once as flat tuples (`_encode`), with the filter's step
 inlined rather than calls to `ReadinessModel`: pure Python does about 50,000 answers a second

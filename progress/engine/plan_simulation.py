@@ -208,6 +208,8 @@ class PlanSimulationResult:
     plan_ms: float
     seconds: float
     outcomes: list[TwinOutcome] = field(default_factory=list, repr=False)
+    # What the fit made of the forecast's spread (`fitting.FitReport.spread_kept`).
+    spread: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -275,6 +277,7 @@ class PlanSimulationResult:
                 f"(pass likelihood on day 0 {self.mean_pass_now:.3f})",
             ),
             ("range", f"{self.range_coverage:.3f} of plan scores within the day-0 80% range"),
+            ("fit", self.spread),
             ("time", f"{self.seconds:.1f} s ({self.plan_ms:.1f} ms a plan)"),
         ]
         width = max(len(label) for label, _ in rows)
@@ -534,7 +537,7 @@ def simulate_plan(
     config.check()
     exam = _make_exam(config, random.Random(f"{seed}/exam"))  # noqa: S311
     sequences = _training(exam, config, gain, random.Random(f"{seed}/train"))  # noqa: S311
-    model, _report = fitting.fit(sequences, seed=seed)
+    model, report = fitting.fit(sequences, seed=seed)
     n_topics = len(exam.topics)
     topics_items = [
         [(item, model.params.items.get(item)) for item in items] for items in exam.items
@@ -626,7 +629,9 @@ def simulate_plan(
                 oracle=_oracle_projection(exam, learner, answered, gain, need),
             )
         )
-    return _result(config, gain, outcomes, plan_seconds, plans, started)
+    result = _result(config, gain, outcomes, plan_seconds, plans, started)
+    result.spread = report.spread_kept()
+    return result
 
 
 def _result(
