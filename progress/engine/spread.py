@@ -5,7 +5,7 @@ The filter's variances (of the overall ability and of each topic's offset) are w
 forecast integrates over (`forecast`). Their settings are chosen by the fit for predicting
 the *next* answer on held-out learners, and that criterion does not make them right for a
 score some weeks off: on the study plan's simulation, against the simulated learners' truth,
-the variance of the overall ability came out claimed 1.0 to 1.4 times too large, and the
+the variance of the overall ability came out claimed about 1.4 times too large, and the
 topics' 0.7 to 1.3 times (docs/readiness.md, "The plan, simulated"). So, as the Platt scaling
 calibrates the mean, the fit calibrates the spread: one factor on the overall ability's
 variance and one on the topics', which the forecast applies (`ModelParams.forecast_*_scale`).
@@ -37,7 +37,7 @@ How they are estimated (`estimate`), on the training learners' own answers:
    PRIOR_LOG_SPREAD^2 / (PRIOR_LOG_SPREAD^2 + relative error^2), so a site with few learners
    keeps the filter's own variances: 1,000 simulated learners of 100 to 300 answers give an
    error near 0.23 and keep 80 to 90% of the estimate's logarithm; 100 give near 0.75 and
-   keep about half; a learner's first dozen answers give nothing to measure.
+   keep about half; a learner with fewer than MIN_ANSWERS answers gives nothing to measure.
 
 The estimate is noisy: a learner's 50 answers carry little about how far off their abilities
 are, and the products of pairs are mostly the answers' own luck. It is linear in the error,
