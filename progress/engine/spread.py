@@ -59,13 +59,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from progress.engine.learner_model import (
-    Answer,
-    ItemState,
-    LearnerState,
-    ReadinessModel,
-    sigmoid,
-)
+from progress.engine.learner_model import Answer, ItemState, ReadinessModel, sigmoid
 
 # The answers at the end of each history that are predicted from the state before them.
 HORIZON = 50
@@ -111,8 +105,8 @@ class _TopicSums:
 
 @dataclass(frozen=True, slots=True)
 class _Window:
-    """A learner's answers predicted from one state: the overall ability's claimed variance
-    there (on the calibrated scale) and the sums of each topic answered."""
+    """A learner's last answers, predicted from the state before them: the overall ability's
+    claimed variance there (on the calibrated scale) and the sums of each topic answered."""
 
     claimed: float
     topics: tuple[_TopicSums, ...]
@@ -130,15 +124,6 @@ def _learner_window(model: ReadinessModel, answers: Sequence[Answer]) -> _Window
     learner = model.new_learner()
     for item_id, topic_id, score in answers[:cut]:
         model.update_learner(learner, topic_id, item_id, score, item=items.get(item_id, new_item))
-    return _predicted(model, learner, answers[cut:], new_item)
-
-
-def _predicted(
-    model: ReadinessModel, learner: LearnerState, answers: Sequence[Answer], new_item: ItemState
-) -> _Window:
-    """The answers predicted with the learner's abilities held (step 2); changes `learner`."""
-    params = model.params
-    items = params.items
     overall = learner.overall
     held_overall = (overall.ability, overall.variance)
     held_topics = {t: (s.ability, s.variance) for t, s in learner.topics.items()}
@@ -146,15 +131,17 @@ def _predicted(
     profile, profile_variance = list(learner.profile), list(learner.profile_variance)
     slope, intercept = params.slope, params.intercept
     sums: dict[str, list[float]] = {}
-    for item_id, topic_id, score in answers:
+    for item_id, topic_id, score in answers[cut:]:
         logit = model.update_learner(
             learner, topic_id, item_id, score, item=items.get(item_id, new_item)
         )
-        # The abilities back where they were: only the history moves on.
+        # The abilities back where they were: only the history moves on. (In place: the
+        # profile was widened, if ever, before the cut.)
         overall.ability, overall.variance = held_overall
         topic = learner.topics[topic_id]
         topic.ability, topic.variance = held_topics.get(topic_id, new_topic)
-        learner.profile, learner.profile_variance = list(profile), list(profile_variance)
+        learner.profile[:] = profile
+        learner.profile_variance[:] = profile_variance
         p = sigmoid(slope * logit + intercept)
         residual, weight = float(score) - p, p * (1.0 - p)
         row = sums.get(topic_id)
