@@ -19,7 +19,8 @@ says why). Two such fits, from different random starts but on the same held-out 
 merged into one model of the same form (`progress.engine.ensemble`), with a Platt scaling of
 its own fitted on the held-out learners (FitConfig.fits). Last, the variances the forecast
 integrates over are calibrated on every training learner's last answers
-(`progress.engine.spread`, `_with_spread`).
+(`progress.engine.spread`, `_with_spread`), and the logit of a question met fresh is
+scaled to the model's own predictions of first answers (`progress.engine.fresh`).
 
 The replays run over answers encoded once as flat tuples (`_encode`), with the filter's step
 inlined rather than calls to `ReadinessModel`: pure Python does about 50,000 answers a second
@@ -39,7 +40,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import mul
 
-from progress.engine import ensemble, spread
+from progress.engine import ensemble, fresh, spread
 from progress.engine.learner_model import (
     FEATURES,
     N_CONTEXT,
@@ -166,6 +167,8 @@ class FitReport:
     intercept: float = 0.0
     # The factors on the forecast's variances, and how they were measured (`_with_spread`).
     forecast_spread: spread.SpreadScales = field(default_factory=spread.SpreadScales)
+    # The scaling of a question met fresh (`_with_spread`).
+    fresh_scaling: fresh.FreshScaling = field(default_factory=fresh.FreshScaling)
     # The reports of the fits after the first, when several are merged (FitConfig.fits):
     # this one is the first's, but for the merged model's Platt scaling above.
     others: list[FitReport] = field(default_factory=list)
@@ -179,15 +182,28 @@ class FitReport:
         return f"merged with {len(self.others)} more {more} ({kept} passes kept)"
 
     def spread_kept(self) -> str:
-        """The factors on the forecast's variances, for a summary."""
+        """The factors on the forecast's variances and the scaling of a question met fresh,
+        for a summary."""
         scales = self.forecast_spread
         if not scales.learners:
-            return "forecast spread the filter's own (no history long enough to measure it)"
+            kept = "forecast spread the filter's own (no history long enough to measure it)"
+        else:
+            kept = (
+                f"forecast spread x{scales.overall:.2f} overall, x{scales.topic:.2f} topics "
+                f"(measured {scales.overall_estimate:.2f} +- {scales.overall_error:.2f} and "
+                f"{scales.topic_estimate:.2f} +- {scales.topic_error:.2f} on "
+                f"{scales.learners:,} learners)"
+            )
+        return f"{kept}; {self.fresh_kept()}"
+
+    def fresh_kept(self) -> str:
+        """The scaling of a question met fresh, for a summary."""
+        scaling = self.fresh_scaling
+        if not scaling.answers:
+            return "fresh questions unscaled (no first answers)"
         return (
-            f"forecast spread x{scales.overall:.2f} overall, x{scales.topic:.2f} topics "
-            f"(measured {scales.overall_estimate:.2f} +- {scales.overall_error:.2f} and "
-            f"{scales.topic_estimate:.2f} +- {scales.topic_error:.2f} on {scales.learners:,} "
-            "learners)"
+            f"fresh questions x{scaling.slope:.3f} {scaling.intercept:+.3f} "
+            f"(on {scaling.answers:,} first answers)"
         )
 
     def passes_kept(self) -> str:
@@ -953,6 +969,10 @@ def _with_spread(
         report.forecast_spread = spread.estimate(model, sequences)
         model.params.forecast_overall_scale = report.forecast_spread.overall
         model.params.forecast_topic_scale = report.forecast_spread.topic
+        # And a question met fresh, calibrated as the next answer is.
+        report.fresh_scaling = fresh.estimate(model, sequences)
+        model.params.fresh_slope = report.fresh_scaling.slope
+        model.params.fresh_intercept = report.fresh_scaling.intercept
     return model, report
 
 

@@ -21,6 +21,11 @@ Method:
    (`ModelParams.forecast_overall_scale` and `forecast_topic_scale`, `progress.engine.spread`:
    the filter's settings are chosen for the next answer, not for a score weeks off). The
    overall ability is shared by all the topics of the exam; each topic's offset is its own.
+   The question is met fresh (the streak terms at their mean, `ReadinessModel._logit`), and
+   its calibrated logit is scaled as the fit calibrated such a question on the training
+   learners' first answers (`ModelParams.fresh_slope` and `fresh_intercept`,
+   `progress.engine.fresh`): the probability at the mean of those terms is not their mean
+   probability.
    The mean is stretched so that the marginal stays the calibrated probability:
    E[sigmoid(x)] ~ sigmoid(mu / sqrt(1 + pi sigma^2 / 8)) (the probit approximation of the
    logistic-normal integral), so mu = m * sqrt(1 + pi sigma^2 / 8).
@@ -315,6 +320,10 @@ def _summarise(
             logits.append(slope * z + intercept)
     else:
         logits.append(slope * base + intercept)  # no questions yet: an average one
+    # Each question is met fresh: the fit's scaling of such a question's logit
+    # (`ReadinessModel.fresh_logit`, inlined: one pass over the bank).
+    if p.fresh_slope != 1.0 or p.fresh_intercept != 0.0:
+        logits = [p.fresh_intercept + p.fresh_slope * m for m in logits]
 
     if min(logits) < -_LOGIT_LIMIT or max(logits) > _LOGIT_LIMIT:
         logits = [min(max(m, -_LOGIT_LIMIT), _LOGIT_LIMIT) for m in logits]

@@ -54,7 +54,10 @@ Why each part, and where it comes from (no code was copied; these are the ideas)
   goes after the last few. A prediction for no question in particular (topic readiness, and
   the forecast's question met fresh on an exam, not right after those answers) uses instead
   their mean over the topic's training answers (`ModelParams.context_means`), so a learner's
-  latest streak does not move their readiness beyond what the abilities took from it.
+  latest streak does not move their readiness beyond what the abilities took from it. The
+  probability at that mean is not the mean probability, so the logit of a question met fresh
+  is then scaled as the fit calibrated it on the training learners' first answers
+  (`ModelParams.fresh_slope`, `fresh_intercept`; `progress.engine.fresh`).
 - The abilities are random effects followed by an assumed-density filter (the Laplace / Kalman
   step of Glickman's Glicko and of TrueSkill): each has a mean and a variance; an answer moves
   the mean by variance x surprise and shrinks the variance, so the step size follows
@@ -446,6 +449,11 @@ class ModelParams:
     # on the training learners (`progress.engine.spread`); 1: the filter's own.
     forecast_overall_scale: float = 1.0
     forecast_topic_scale: float = 1.0
+    # The scaling of a question met fresh (its calibrated logit, the streak terms at their
+    # mean), fitted to the model's own predictions of the training learners' first answers
+    # (`progress.engine.fresh`); 1 and 0: none.
+    fresh_slope: float = 1.0
+    fresh_intercept: float = 0.0
 
     def learner_profile_prior(self) -> list[float]:
         """The prior variance of each dimension of a learner's profile."""
@@ -481,6 +489,8 @@ class ModelParams:
                 "intercept": self.intercept,
                 "forecast_overall_scale": self.forecast_overall_scale,
                 "forecast_topic_scale": self.forecast_topic_scale,
+                "fresh_slope": self.fresh_slope,
+                "fresh_intercept": self.fresh_intercept,
             }
         )
 
@@ -532,6 +542,9 @@ class ModelParams:
             # Saved before the spread was calibrated: the filter's own variances.
             forecast_overall_scale=float(data.get("forecast_overall_scale", 1.0)),
             forecast_topic_scale=float(data.get("forecast_topic_scale", 1.0)),
+            # Saved before a fresh question was calibrated: the mean streak terms alone.
+            fresh_slope=float(data.get("fresh_slope", 1.0)),
+            fresh_intercept=float(data.get("fresh_intercept", 0.0)),
         )
 
 
@@ -703,6 +716,17 @@ class ReadinessModel:
     def calibrate(self, logit: float) -> float:
         return sigmoid(self.params.slope * logit + self.params.intercept)
 
+    def calibrated_logit(self, logit: float) -> float:
+        """The logit on the calibrated scale (Platt-scaled), whose sigmoid `calibrate` is."""
+        return self.params.slope * logit + self.params.intercept
+
+    def fresh_logit(self, calibrated: float) -> float:
+        """The calibrated logit of a question met fresh, from `calibrated`, that of its logit
+        with the streak terms at their mean (`_logit` without a question), scaled as the fit
+        calibrated it (`ModelParams.fresh_slope` and `fresh_intercept`, `progress.engine.fresh`:
+        the probability at the mean of those terms is not the mean probability)."""
+        return self.params.fresh_intercept + self.params.fresh_slope * calibrated
+
     def _logit(
         self,
         learner: LearnerState,
@@ -778,12 +802,15 @@ class ReadinessModel:
                 prior = prior + self.params.learner_profile_prior()[len(prior) :]
             variance += sum(v * w * w for v, w in zip(prior, item.profile, strict=False))
         spread = Z80 * math.sqrt(variance)
+        ends = (logit, logit - spread, logit + spread)
+        if item_id is None:  # met fresh: its own scaling on top of the model's
+            probability, low, high = (
+                sigmoid(self.fresh_logit(self.calibrated_logit(z))) for z in ends
+            )
+        else:
+            probability, low, high = (self.calibrate(z) for z in ends)
         return Prediction(
-            probability=self.calibrate(logit),
-            low=self.calibrate(logit - spread),
-            high=self.calibrate(logit + spread),
-            logit=logit,
-            variance=variance,
+            probability=probability, low=low, high=high, logit=logit, variance=variance
         )
 
     def topic_readiness(self, learner: LearnerState, topic_id: str) -> Prediction:
