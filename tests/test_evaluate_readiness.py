@@ -45,10 +45,15 @@ def test_command_on_a_slice_of_statics(tmp_path):
     lines = output.strip().splitlines()
     assert "AUC" in output
     scores = json.loads(lines[-1])
-    assert set(scores) == {"n", "auc", "rmse", "logloss", "ece"}
+    assert set(scores) == {"n", "auc", "rmse", "logloss", "ece", "fresh"}
     assert scores["n"] > 1000
     assert scores["auc"] > 0.70
     assert scores["ece"] < 0.05
+    # The readiness of a question met fresh promises about what the first answers gave.
+    fresh = scores["fresh"]
+    assert 0 < fresh["n"] < scores["n"]
+    assert abs(fresh["readiness"] - fresh["right"]) < 0.03
+    assert "a question met fresh, on the test learners'" in output
     # Run again on the same file, the same figures to the last digit printed: nothing in
     # the fit or the replay depends on the time it takes.
     again = evaluate("--train", str(log), "--split-learners", "0.8", "--seed", "0")
@@ -80,6 +85,8 @@ def test_command_with_train_and_test_files(tmp_path):
     assert "filter ability_variance 0, topic_variance 0, profile_variance 0" in output
     yardstick = json.loads(output.splitlines()[-1])
     assert yardstick["n"] == 200
+    assert "fresh" in scores
+    assert "fresh" not in yardstick  # the yardstick has no readiness to check
     assert yardstick["logloss"] != scores["logloss"]
 
 

@@ -201,7 +201,7 @@ def test_the_evaluation_scores_the_partial_credit_questions_apart():
     assert line["partial"]["n"] == partial.n
     assert line["other"]["n"] == other.n
     assert any(text.startswith("partial:") for text in result.table("train", "test"))
-    # Without partial credit the JSON line is as it was.
+    # Without partial credit the JSON line has no sides.
     binary = {u: [a._replace(score=a.score >= 0.5) for a in s] for u, s in log.items()}
     train, test = evaluation.split_learners(binary, 0.75, seed=0)
     assert set(evaluation.evaluate(train, test).as_dict()) == {
@@ -210,6 +210,7 @@ def test_the_evaluation_scores_the_partial_credit_questions_apart():
         "rmse",
         "logloss",
         "ece",
+        "fresh",
     }
 
 

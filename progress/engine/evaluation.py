@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from progress.engine import fitting
-from progress.engine.learner_model import Answer, ReadinessModel
+from progress.engine.learner_model import Answer, ItemState, ReadinessModel
 
 COLUMNS = ("user_id", "item_id", "timestamp", "correct", "skill_id")
 
@@ -258,6 +258,54 @@ def replay(model: ReadinessModel, log: Log) -> tuple[list[float], list[float]]:
     return [model.calibrate(logit) for logit in logits], outcomes
 
 
+@dataclass(frozen=True)
+class FreshCheck:
+    """The readiness of a question met fresh against the learners' first answers to each
+    question: how many, the mean readiness and the share right (0 to 1), and the ECE."""
+
+    n: int
+    readiness: float
+    right: float
+    ece: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {
+            "n": self.n,
+            "readiness": round(self.readiness, 6),
+            "right": round(self.right, 6),
+            "ece": round(self.ece, 6),
+        }
+
+
+def fresh_check(model: ReadinessModel, log: Log) -> FreshCheck | None:
+    """What the readiness promises against what happens: before each learner's first answer to
+    each question, the probability the model gives that question met fresh (as the readiness
+    and the forecast do, `progress.engine.fresh`), set against the answer. Replays as `replay`
+    does, questions unchanged; None for a log without answers."""
+    params = model.params
+    new_item = ItemState(0.0, params.item_variance, 0)
+    readiness: list[float] = []
+    outcomes: list[float] = []
+    for answers in log.values():
+        learner = model.new_learner()
+        seen: set[str] = set()
+        for item_id, topic_id, score in answers:
+            item = params.items.get(item_id, new_item)
+            if item_id not in seen:
+                seen.add(item_id)
+                readiness.append(model.predict(learner, topic_id, None, item=item).probability)
+                outcomes.append(float(score))
+            model.update_learner(learner, topic_id, item_id, score, item=item)
+    if not readiness:
+        return None
+    return FreshCheck(
+        n=len(readiness),
+        readiness=math.fsum(readiness) / len(readiness),
+        right=math.fsum(outcomes) / len(outcomes),
+        ece=ece(readiness, outcomes),
+    )
+
+
 def partial_items(*logs: Log) -> set[str]:
     """The questions that gave partial credit: those with a partly right answer in a log."""
     return {
@@ -311,6 +359,8 @@ class Evaluation:
     # (a partly right answer in either log), and the answers to the others.
     partial_scores: Scores | None = None
     other_scores: Scores | None = None
+    # The readiness of a question met fresh against the test learners' first answers.
+    fresh: FreshCheck | None = None
 
     def as_dict(self) -> dict[str, object]:
         """The JSON line: the scores of every answer, and of each side apart when there are
@@ -319,6 +369,8 @@ class Evaluation:
         if self.partial_scores is not None and self.other_scores is not None:
             data["partial"] = self.partial_scores.as_dict()
             data["other"] = self.other_scores.as_dict()
+        if self.fresh is not None:
+            data["fresh"] = self.fresh.as_dict()
         return data
 
     def table(self, train_name: str, test_name: str) -> list[str]:
@@ -362,6 +414,13 @@ class Evaluation:
                 f"partial: the {partial.n:,} answers to questions with partial credit; "
                 f"other: the {other.n:,} others"
             )
+        if self.fresh is not None:
+            fresh = self.fresh
+            lines.append(
+                f"fresh: a question met fresh, on the test learners' {fresh.n:,} first answers "
+                f"to a question: readiness {100 * fresh.readiness:.1f}%, "
+                f"{100 * fresh.right:.1f}% right, ECE {fresh.ece:.4f}"
+            )
         return lines
 
 
@@ -395,6 +454,8 @@ def evaluate(
         fit_report=report,
         partial_scores=partial_scores,
         other_scores=other_scores,
+        # The yardstick has no readiness to check.
+        fresh=None if config is not None and config.logistic_only else fresh_check(model, test),
     )
 
 
