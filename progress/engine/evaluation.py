@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from progress.engine import fitting
-from progress.engine.learner_model import Answer, ItemState, ReadinessModel
+from progress.engine import fitting, fresh
+from progress.engine.learner_model import Answer, ReadinessModel
 
 COLUMNS = ("user_id", "item_id", "timestamp", "correct", "skill_id")
 
@@ -281,21 +281,12 @@ def fresh_check(model: ReadinessModel, log: Log) -> FreshCheck | None:
     """What the readiness promises against what happens: before each learner's first answer to
     each question, the probability the model gives that question met fresh (as the readiness
     and the forecast do, `progress.engine.fresh`), set against the answer. Replays as `replay`
-    does, questions unchanged; None for a log without answers."""
-    params = model.params
-    new_item = ItemState(0.0, params.item_variance, 0)
+    does (`fresh.first_answers`), questions unchanged; None for a log without answers."""
     readiness: list[float] = []
     outcomes: list[float] = []
-    for answers in log.values():
-        learner = model.new_learner()
-        seen: set[str] = set()
-        for item_id, topic_id, score in answers:
-            item = params.items.get(item_id, new_item)
-            if item_id not in seen:
-                seen.add(item_id)
-                readiness.append(model.predict(learner, topic_id, None, item=item).probability)
-                outcomes.append(float(score))
-            model.update_learner(learner, topic_id, item_id, score, item=item)
+    for learner, topic_id, _item_id, item, score in fresh.first_answers(model, log.values()):
+        readiness.append(model.predict(learner, topic_id, None, item=item).probability)
+        outcomes.append(float(score))
     if not readiness:
         return None
     return FreshCheck(

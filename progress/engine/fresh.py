@@ -31,12 +31,18 @@ scaling comes out near slope 1 and intercept 0, and changes nothing.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from progress.engine.learner_model import Answer, ItemState, ReadinessModel, sigmoid
+from progress.engine.learner_model import (
+    Answer,
+    ItemState,
+    LearnerState,
+    ReadinessModel,
+    sigmoid,
+)
 
-__all__ = ["MIN_ANSWERS", "FreshScaling", "estimate"]
+__all__ = ["MIN_ANSWERS", "FreshScaling", "estimate", "first_answers"]
 
 # Fewer first answers than this say too little to fit two numbers on: the scaling stays 1, 0.
 MIN_ANSWERS = 200
@@ -57,14 +63,15 @@ class FreshScaling:
     answers: int = 0
 
 
-def estimate(model: ReadinessModel, sequences: Sequence[Sequence[Answer]]) -> FreshScaling:
-    """The scaling of the module docstring, from every learner's first answer to each
-    question. Replays each learner through `model` without changing a question; the result
-    is the same for the same model and sequences."""
+def first_answers(
+    model: ReadinessModel, sequences: Iterable[Sequence[Answer]]
+) -> Iterator[tuple[LearnerState, str, str, ItemState, float]]:
+    """Each learner replayed through `model` (the questions unchanged), stopping just before
+    their first answer to each question: the learner's state then, the topic and question
+    ids, the question's state and the answer's score. The state is the replay's own and
+    moves on."""
     params = model.params
     new_item = ItemState(0.0, params.item_variance, 0)
-    fresh: list[float] = []
-    targets: list[float] = []
     for answers in sequences:
         learner = model.new_learner()
         seen: set[str] = set()
@@ -72,14 +79,21 @@ def estimate(model: ReadinessModel, sequences: Sequence[Sequence[Answer]]) -> Fr
             item = params.items.get(item_id, new_item)
             if item_id not in seen:
                 seen.add(item_id)
-                topic = model.topic_state(learner, topic_id)
-                fresh.append(
-                    model.calibrated_logit(model._logit(learner, topic, topic_id, item, None))
-                )
-                targets.append(
-                    model.calibrate(model._logit(learner, topic, topic_id, item, item_id))
-                )
+                yield learner, topic_id, item_id, item, score
             model.update_learner(learner, topic_id, item_id, score, item=item)
+
+
+def estimate(model: ReadinessModel, sequences: Sequence[Sequence[Answer]]) -> FreshScaling:
+    """The scaling of the module docstring, from every learner's first answer to each
+    question (`first_answers`). The result is the same for the same model and sequences."""
+    fresh: list[float] = []
+    targets: list[float] = []
+    for learner, topic_id, item_id, item, _score in first_answers(model, sequences):
+        topic = model.topic_state(learner, topic_id)
+        fresh.append(model.calibrated_logit(model._logit(learner, topic, topic_id, item, None)))
+        # The question's own history is empty on a first answer: its id adds only the context.
+        in_context = model._logit(learner, topic, topic_id, item, item_id)
+        targets.append(model.calibrate(in_context))
     if len(fresh) < MIN_ANSWERS:
         return FreshScaling(answers=len(fresh))
     slope, intercept = _logistic(fresh, targets)
