@@ -199,9 +199,9 @@ def test_the_fit_calibrates_the_spread_it_ships():
     assert fitted.params.forecast_overall_scale == report.forecast_spread.overall
     assert fitted.params.forecast_topic_scale == report.forecast_spread.topic
     assert report.forecast_spread == spread.estimate(fitted, sequences)
-    assert f"x{fitted.params.forecast_overall_scale:.2f} overall" in report.spread_kept()
-    assert "on 60 learners" in report.spread_kept()
+    assert f"x{fitted.params.forecast_overall_scale:.2f} overall" in report.forecast_kept()
+    assert "on 60 learners" in report.forecast_kept()
     # The yardstick has no abilities to be unsure of.
     _, logistic = fitting.fit(sequences, seed=0, config=fitting.FitConfig(logistic_only=True))
     assert logistic.forecast_spread == spread.SpreadScales()
-    assert "the filter's own" in logistic.spread_kept()
+    assert "the filter's own" in logistic.forecast_kept()

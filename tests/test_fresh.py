@@ -179,7 +179,7 @@ def test_the_fit_ships_the_scaling_and_the_yardstick_has_none():
         report.fresh_scaling.slope,
         report.fresh_scaling.intercept,
     )
-    assert f"fresh questions x{fitted.params.fresh_slope:.3f}" in report.spread_kept()
+    assert f"fresh questions x{fitted.params.fresh_slope:.3f}" in report.forecast_kept()
     _, logistic = fitting.fit(sequences, seed=0, config=fitting.FitConfig(logistic_only=True))
     assert logistic.fresh_scaling == fresh.FreshScaling()
-    assert "fresh questions unscaled" in logistic.spread_kept()
+    assert "fresh questions unscaled" in logistic.forecast_kept()

@@ -385,7 +385,7 @@ class Evaluation:
                 f"kept{sample}; {report.stop}; {_refit(report)}"
                 f"filter {settings}; {report.merged()}{'; ' if report.others else ''}"
                 f"Platt slope {report.slope:.3f}, intercept {report.intercept:+.3f}; "
-                f"{report.spread_kept()}",
+                f"{report.forecast_kept()}",
             ),
             ("time", f"fit {self.fit_seconds:.1f} s, replay {self.replay_seconds:.1f} s"),
         ]

@@ -19,8 +19,8 @@ says why). Two such fits, from different random starts but on the same held-out 
 merged into one model of the same form (`progress.engine.ensemble`), with a Platt scaling of
 its own fitted on the held-out learners (FitConfig.fits). Last, the variances the forecast
 integrates over are calibrated on every training learner's last answers
-(`progress.engine.spread`, `_with_spread`), and the logit of a question met fresh is
-scaled to the model's own predictions of first answers (`progress.engine.fresh`).
+(`progress.engine.spread`), and the logit of a question met fresh is scaled to the model's
+own predictions of first answers (`progress.engine.fresh`): `_calibrate_forecast`.
 
 The replays run over answers encoded once as flat tuples (`_encode`), with the filter's step
 inlined rather than calls to `ReadinessModel`: pure Python does about 50,000 answers a second
@@ -165,9 +165,9 @@ class FitReport:
     filter: dict[str, float] = field(default_factory=dict)
     slope: float = 1.0
     intercept: float = 0.0
-    # The factors on the forecast's variances, and how they were measured (`_with_spread`).
+    # The factors on the forecast's variances, and how they were measured (`_calibrate_forecast`).
     forecast_spread: spread.SpreadScales = field(default_factory=spread.SpreadScales)
-    # The scaling of a question met fresh (`_with_spread`).
+    # The scaling of a question met fresh (`_calibrate_forecast`).
     fresh_scaling: fresh.FreshScaling = field(default_factory=fresh.FreshScaling)
     # The reports of the fits after the first, when several are merged (FitConfig.fits):
     # this one is the first's, but for the merged model's Platt scaling above.
@@ -181,9 +181,9 @@ class FitReport:
         more = "fit" if len(self.others) == 1 else "fits"
         return f"merged with {len(self.others)} more {more} ({kept} passes kept)"
 
-    def spread_kept(self) -> str:
-        """The factors on the forecast's variances and the scaling of a question met fresh,
-        for a summary."""
+    def forecast_kept(self) -> str:
+        """What the fit calibrated for the forecast, for a summary: the factors on its
+        variances and the scaling of a question met fresh."""
         scales = self.forecast_spread
         if not scales.learners:
             kept = "forecast spread the filter's own (no history long enough to measure it)"
@@ -940,7 +940,7 @@ def fit(
         if number:
             report.others.append(own)
     if count == 1:
-        return _with_spread(ReadinessModel(fits[0][1]), sequences, report, config)
+        return _calibrate_forecast(ReadinessModel(fits[0][1]), sequences, report, config)
     # Merged (progress.engine.ensemble), with a Platt scaling of its own fitted on the
     # held-out learners' predictions by the merge of the fits that did not see them.
     slope, intercept = 1.0, 0.0
@@ -951,25 +951,26 @@ def fit(
     merged = ensemble.merge([shipped for _, shipped in fits])
     merged.slope, merged.intercept = slope, intercept
     report.slope, report.intercept = slope, intercept
-    return _with_spread(ReadinessModel(merged), sequences, report, config)
+    return _calibrate_forecast(ReadinessModel(merged), sequences, report, config)
 
 
-def _with_spread(
+def _calibrate_forecast(
     model: ReadinessModel,
     sequences: Sequence[Sequence[Answer]],
     report: FitReport,
     config: FitConfig,
 ) -> tuple[ReadinessModel, FitReport]:
-    """The model with its forecast's variances calibrated on every training learner
-    (`progress.engine.spread`): the fit shipped saw them all, as the scaling's replay did not,
-    but a residual a stretch of answers ahead is not what the fit minimised, and the estimate
-    shrinks to the filter's own variances on a site with few learners. The yardstick has no
-    filtered abilities, so nothing to calibrate."""
+    """The model with what its forecast reads calibrated on every training learner: the
+    variances it integrates over (`progress.engine.spread`: a residual a stretch of answers
+    ahead is not what the fit minimised, and the estimate shrinks to the filter's own
+    variances on a site with few learners) and the logit of a question met fresh
+    (`progress.engine.fresh`). The fit shipped saw every learner, as the Platt scaling's replay
+    did not. The yardstick has no filtered abilities and no forecast, so nothing to
+    calibrate."""
     if not config.logistic_only:
         report.forecast_spread = spread.estimate(model, sequences)
         model.params.forecast_overall_scale = report.forecast_spread.overall
         model.params.forecast_topic_scale = report.forecast_spread.topic
-        # And a question met fresh, calibrated as the next answer is.
         report.fresh_scaling = fresh.estimate(model, sequences)
         model.params.fresh_slope = report.fresh_scaling.slope
         model.params.fresh_intercept = report.fresh_scaling.intercept

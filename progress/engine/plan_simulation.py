@@ -217,7 +217,7 @@ class PlanSimulationResult:
     plan_ms: float
     seconds: float
     outcomes: list[TwinOutcome] = field(default_factory=list, repr=False)
-    # What the fit made of the forecast's spread (`fitting.FitReport.spread_kept`).
+    # What the fit calibrated for the forecast (`fitting.FitReport.forecast_kept`).
     spread: str = ""
 
     def as_dict(self) -> dict[str, object]:
@@ -639,7 +639,7 @@ def simulate_plan(
             )
         )
     result = _result(config, gain, outcomes, plan_seconds, plans, started)
-    result.spread = report.spread_kept()
+    result.spread = report.forecast_kept()
     return result
 
 

@@ -228,7 +228,7 @@ class SimulationResult:
                 f"mean mock score {self.mean_score_percent:.1f}%; mean expected "
                 f"{self.mean_expected_percent:.1f}%",
             ),
-            ("fit", self.fit_report.spread_kept()),
+            ("fit", self.fit_report.forecast_kept()),
             (
                 "time",
                 f"{self.seconds:.1f} s (fit {self.fit_seconds:.1f} s, "

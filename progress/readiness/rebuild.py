@@ -120,7 +120,7 @@ def fit_on_attempts(
             f"fitted on {answers:,} answers of {learner_count:,} learners, {report.epochs} of "
             f"{report.passes} passes kept ({report.stop}){_refit(report)}; "
             f"{_context_factor(report)}{'; ' if report.others else ''}{report.merged()}; "
-            f"{report.spread_kept()}"
+            f"{report.forecast_kept()}"
         ),
     )
     return fit, report, ""
